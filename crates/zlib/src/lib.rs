@@ -1,0 +1,15 @@
+//! # hyperz-zlib
+//!
+//! `libz.so.1`: the zlib C ABI, so unmodified programs use hyperz through `LD_PRELOAD` or by
+//! installing this library in place of the system zlib — the counterpart of IBM's libnxz, the
+//! GenWQE zlib library and zlib with DFLTCC (seeds 000 and 001).
+//!
+//! It owns the `extern "C"` functions, the `z_stream` layout and zlib's exact return codes and
+//! flush semantics. It must not implement DEFLATE or scheduling itself: compression and
+//! decompression go to `hyperz-engine` directly or through `hyperz-device`. No panic may unwind
+//! across the ABI: every entry point catches panics and returns a zlib error code.
+#![deny(missing_docs)]
+
+mod checksum;
+
+pub use checksum::*;
