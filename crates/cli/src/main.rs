@@ -1,1 +1,32 @@
-fn main() {}
+//! `hyperz`: a gzip-compatible command that uses every core and never loses data.
+//!
+//! The binary is thin: [`args`] turns the command line into [`args::Options`], [`files`] applies
+//! gzip's file rules with safe output, [`codec`] runs the streams through the engine and the
+//! device runtime, and [`report`] keeps gzip's messages and exit status.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod args;
+mod codec;
+mod files;
+mod list;
+mod progress;
+mod report;
+
+fn main() {
+    let opts = match args::parse(std::env::args_os()) {
+        Ok(args::Parsed::Run(o)) => o,
+        Ok(args::Parsed::Version) => {
+            println!("hyperz {}", env!("CARGO_PKG_VERSION"));
+            return;
+        }
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let mut rep = report::Reporter::new(opts.quiet > 0);
+    files::run(&opts, &mut rep);
+    std::process::exit(rep.exit_code());
+}

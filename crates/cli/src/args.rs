@@ -1,0 +1,273 @@
+//! Command-line parsing: gzip/pigz-compatible options into one [`Options`] value.
+//!
+//! gzip lets the level digits ride in any short-option cluster (`-9c`, `-dc1`), and the last one
+//! wins. clap cannot express that, so [`normalize`] first rewrites every digit of a cluster into
+//! a `--level` option at the same position; clap then parses the rest, and the last `--level`
+//! wins as gzip's last digit does.
+
+use clap::{ArgAction, Parser};
+use std::ffi::OsString;
+
+/// gzip-compatible compression and decompression on every core.
+#[derive(Parser, Debug)]
+#[command(name = "hyperz", version, about, disable_version_flag = true)]
+struct Cli {
+    /// Write to standard output and keep the input files.
+    #[arg(short = 'c', long = "stdout", alias = "to-stdout")]
+    stdout: bool,
+    /// Decompress.
+    #[arg(short = 'd', long = "decompress", alias = "uncompress")]
+    decompress: bool,
+    /// Overwrite existing output files; compress links and terminals.
+    #[arg(short = 'f', long)]
+    force: bool,
+    /// Keep (do not delete) the input files.
+    #[arg(short = 'k', long)]
+    keep: bool,
+    /// List the compressed size, uncompressed size, ratio and name of each file.
+    #[arg(short = 'l', long)]
+    list: bool,
+    /// Do not save or restore the original name and timestamp.
+    #[arg(short = 'n', long = "no-name")]
+    no_name: bool,
+    /// Save or restore the original name and timestamp.
+    #[arg(short = 'N', long = "name")]
+    name: bool,
+    /// Suppress all warnings.
+    #[arg(short = 'q', long, action = ArgAction::Count)]
+    quiet: u8,
+    /// Operate recursively on directories.
+    #[arg(short = 'r', long)]
+    recursive: bool,
+    /// Use suffix SUF on compressed files (default .gz).
+    #[arg(short = 'S', long = "suffix", value_name = "SUF")]
+    suffix: Option<String>,
+    /// Test the integrity of compressed files.
+    #[arg(short = 't', long)]
+    test: bool,
+    /// Report the name and reduction of each file.
+    #[arg(short = 'v', long, action = ArgAction::Count)]
+    verbose: u8,
+    /// Compression level 0-12 (0 = store, 1-3 fast, 4-9 default tiers, 10-12 near-optimal).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=12))]
+    level: Vec<u32>,
+    /// Compress fastest (same as -1).
+    #[arg(long)]
+    fast: bool,
+    /// Compress best among gzip's levels (same as -9).
+    #[arg(long)]
+    best: bool,
+    /// Number of engines (threads) to use; default: all cores.
+    #[arg(short = 'p', long = "processes", value_name = "N")]
+    processes: Option<usize>,
+    /// Write independent members that can be decompressed in parallel and seeked.
+    #[arg(short = 'i', long)]
+    independent: bool,
+    /// Decompress and compare every block before writing it.
+    #[arg(long)]
+    verify: bool,
+    /// Print the version.
+    #[arg(short = 'V', long = "version")]
+    version: bool,
+    /// Files to process; none or `-` means standard input.
+    files: Vec<OsString>,
+}
+
+/// What the user asked for, resolved.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Decompress (or test, or list) rather than compress.
+    pub mode: Mode,
+    /// Write results to standard output.
+    pub stdout: bool,
+    /// Overwrite existing outputs.
+    pub force: bool,
+    /// Keep input files.
+    pub keep: bool,
+    /// Store/restore name and mtime: `None` means gzip's default (store when compressing,
+    /// do not restore when decompressing).
+    pub name: Option<bool>,
+    /// 0 normal, 1 quiet (-q), 2 very quiet.
+    pub quiet: u8,
+    /// Verbosity (-v).
+    pub verbose: u8,
+    /// Recurse into directories.
+    pub recursive: bool,
+    /// Compressed-file suffix.
+    pub suffix: String,
+    /// Compression level 0-12.
+    pub level: u32,
+    /// Engines to use.
+    pub processes: usize,
+    /// Independent-block output.
+    pub independent: bool,
+    /// Verify compressed output.
+    pub verify: bool,
+    /// Input files (empty: stdin).
+    pub files: Vec<OsString>,
+}
+
+/// The operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Compress.
+    Compress,
+    /// Decompress.
+    Decompress,
+    /// Decompress and check, writing nothing.
+    Test,
+    /// Print sizes.
+    List,
+}
+
+/// Result of parsing: run with options, or print the version.
+pub enum Parsed {
+    /// Normal operation.
+    Run(Options),
+    /// `-V`.
+    Version,
+}
+
+/// Rewrites level digits in short-option clusters into `--level=N` options.
+pub fn normalize(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut files_only = false;
+    let mut value_next = false;
+    for (i, arg) in args.into_iter().enumerate() {
+        let s = arg.to_string_lossy().into_owned();
+        if i == 0 || files_only || value_next || !s.starts_with('-') || s.starts_with("--") || s == "-" {
+            if s == "--" {
+                files_only = true;
+            }
+            value_next = false;
+            out.push(arg);
+            continue;
+        }
+        let mut rest = String::from("-");
+        let mut levels = Vec::new();
+        let mut chars = s[1..].chars();
+        while let Some(c) = chars.next() {
+            if c.is_ascii_digit() {
+                levels.push(c);
+            } else if c == 'S' || c == 'p' || c == 'b' {
+                // Options with a value: the remainder of the cluster is the value.
+                rest.push(c);
+                let tail: String = chars.by_ref().collect();
+                value_next = tail.is_empty();
+                rest.push_str(&tail);
+                break;
+            } else {
+                rest.push(c);
+            }
+        }
+        if rest.len() > 1 {
+            out.push(rest.into());
+        }
+        for d in levels {
+            out.push(format!("--level={d}").into());
+        }
+    }
+    out
+}
+
+/// Parses the process arguments.
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::Error> {
+    let cli = Cli::try_parse_from(normalize(args))?;
+    if cli.version {
+        return Ok(Parsed::Version);
+    }
+    let mut level = 6;
+    if cli.fast {
+        level = 1;
+    }
+    if cli.best {
+        level = 9;
+    }
+    if let Some(&l) = cli.level.last() {
+        level = l;
+    }
+    let mode = if cli.list {
+        Mode::List
+    } else if cli.test {
+        Mode::Test
+    } else if cli.decompress {
+        Mode::Decompress
+    } else {
+        Mode::Compress
+    };
+    let name = match (cli.name, cli.no_name) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
+    };
+    let processes = cli
+        .processes
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let suffix = cli.suffix.unwrap_or_else(|| ".gz".into());
+    if suffix.is_empty() && mode == Mode::Compress && !cli.stdout {
+        return Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidValue,
+            "incorrect suffix: the suffix must not be empty\n",
+        ));
+    }
+    Ok(Parsed::Run(Options {
+        mode,
+        stdout: cli.stdout,
+        force: cli.force,
+        keep: cli.keep || cli.stdout,
+        name,
+        quiet: cli.quiet,
+        verbose: cli.verbose,
+        recursive: cli.recursive,
+        suffix,
+        level,
+        processes,
+        independent: cli.independent,
+        verify: cli.verify,
+        files: cli.files,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(args: &[&str]) -> Options {
+        let v = std::iter::once("hyperz").chain(args.iter().copied()).map(OsString::from);
+        match parse(v).unwrap() {
+            Parsed::Run(o) => o,
+            Parsed::Version => panic!("version"),
+        }
+    }
+
+    #[test]
+    fn digits_in_clusters_set_the_level_and_the_last_wins() {
+        assert_eq!(opts(&["-9c", "f"]).level, 9);
+        assert!(opts(&["-9c", "f"]).stdout);
+        assert_eq!(opts(&["-1", "-dc3"]).level, 3);
+        assert_eq!(opts(&["--level", "12"]).level, 12);
+        assert_eq!(opts(&["--fast"]).level, 1);
+        assert_eq!(opts(&[]).level, 6);
+    }
+
+    #[test]
+    fn option_values_are_not_mistaken_for_levels() {
+        let o = opts(&["-p2", "-S", ".z9", "-k9"]);
+        assert_eq!(o.processes, 2);
+        assert_eq!(o.suffix, ".z9");
+        assert_eq!(o.level, 9);
+        assert!(o.keep);
+        let o = opts(&["-p", "3", "--", "-9"]);
+        assert_eq!(o.processes, 3);
+        assert_eq!(o.files, vec![OsString::from("-9")]);
+    }
+
+    #[test]
+    fn modes() {
+        assert_eq!(opts(&["-d"]).mode, Mode::Decompress);
+        assert_eq!(opts(&["-t"]).mode, Mode::Test);
+        assert_eq!(opts(&["-l"]).mode, Mode::List);
+        assert_eq!(opts(&["-N"]).name, Some(true));
+    }
+}

@@ -1,0 +1,260 @@
+//! Stream codecs for the CLI: gzip compression of a reader into a writer, and decompression of
+//! any gzip stream (multi-member included) with gzip's handling of trailing data.
+//!
+//! Errors keep the side they came from (read, write, corrupt data) so the file layer can name
+//! the file and the problem, and decide what to clean up.
+
+use crate::progress::Progress;
+use hyperz_engine::deflate::{Deflater, Flush, Params};
+use hyperz_engine::inflate::{InflateError, Inflater, StreamState};
+use hyperz_engine::{Format, GzipHeader};
+use std::io::{self, Read, Write};
+
+/// Size of the read and write buffers: large enough to amortise system calls and to keep the
+/// engines busy, small enough to stay in L2 alongside the engine state.
+const IO_CHUNK: usize = 256 * 1024;
+
+/// Why a stream operation failed.
+#[derive(Debug)]
+pub enum CodecError {
+    /// Reading the input failed.
+    Read(io::Error),
+    /// Writing the output failed.
+    Write(io::Error),
+    /// The compressed input is invalid; `offset` is the byte offset in the whole input.
+    Corrupt { error: InflateError, offset: u64 },
+    /// The input ended inside a gzip member.
+    Truncated { offset: u64 },
+    /// The input is not in gzip format at all.
+    NotGzip,
+}
+
+impl std::fmt::Display for CodecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CodecError::Read(e) => write!(f, "read error: {e}"),
+            CodecError::Write(e) => write!(f, "write error: {e}"),
+            CodecError::Corrupt { error, offset } => {
+                write!(f, "invalid compressed data at byte {offset}: {error}")
+            }
+            CodecError::Truncated { offset } => {
+                write!(f, "unexpected end of file (after {offset} bytes)")
+            }
+            CodecError::NotGzip => write!(f, "not in gzip format"),
+        }
+    }
+}
+
+/// How to compress.
+#[derive(Clone, Debug)]
+pub struct CompressSpec {
+    /// Level 0-12.
+    pub level: u32,
+    /// Engines to use.
+    pub processes: usize,
+    /// The gzip header (name, mtime) to write.
+    pub header: GzipHeader,
+}
+
+/// Byte counts of a finished operation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counts {
+    /// Bytes read.
+    pub bytes_in: u64,
+    /// Bytes written.
+    pub bytes_out: u64,
+}
+
+/// A writer that counts what passes through it.
+struct Counting<W> {
+    inner: W,
+    count: u64,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, CodecError> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(CodecError::Read(e)),
+        }
+    }
+    Ok(n)
+}
+
+/// Compresses `r` into one gzip member on `w`.
+pub fn compress(
+    r: &mut dyn Read,
+    w: &mut dyn Write,
+    spec: &CompressSpec,
+    progress: &Progress,
+) -> Result<Counts, CodecError> {
+    let params = Params {
+        level: spec.level,
+        ..Params::default()
+    };
+    let mut deflater = Deflater::new(Format::Gzip, params).expect("level validated by the parser");
+    deflater.set_gzip_header(spec.header.clone());
+    let mut input = vec![0u8; IO_CHUNK];
+    let mut output = vec![0u8; IO_CHUNK];
+    let mut counts = Counts::default();
+    loop {
+        let n = read_full(r, &mut input)?;
+        counts.bytes_in += n as u64;
+        progress.advance(n as u64);
+        let flush = if n < input.len() { Flush::Finish } else { Flush::None };
+        let mut pos = 0;
+        loop {
+            let st = deflater
+                .deflate(&input[pos..n], &mut output, flush)
+                .expect("the deflater accepts any input");
+            pos += st.consumed;
+            w.write_all(&output[..st.produced]).map_err(CodecError::Write)?;
+            counts.bytes_out += st.produced as u64;
+            if st.done || (flush == Flush::None && pos == n && st.produced < output.len()) {
+                break;
+            }
+        }
+        if flush == Flush::Finish {
+            break;
+        }
+    }
+    w.flush().map_err(CodecError::Write)?;
+    Ok(counts)
+}
+
+/// What decompression found besides the data.
+#[derive(Debug, Default)]
+pub struct DecodeReport {
+    /// Byte counts.
+    pub counts: Counts,
+    /// The first member's header (name and mtime for -N).
+    pub header: Option<GzipHeader>,
+    /// Members decoded.
+    pub members: u64,
+    /// Non-zero bytes after the last member were ignored (gzip warns and exits with 2).
+    pub trailing_garbage: bool,
+}
+
+/// Decompresses a gzip stream (any number of members) from `r` to `w`.
+pub fn decompress(
+    r: &mut dyn Read,
+    w: &mut dyn Write,
+    progress: &Progress,
+) -> Result<DecodeReport, CodecError> {
+    let mut w = Counting { inner: w, count: 0 };
+    let mut buf = vec![0u8; IO_CHUNK];
+    let mut out = vec![0u8; IO_CHUNK];
+    let (mut start, mut end) = (0usize, 0usize);
+    let mut eof = false;
+    let mut consumed_total: u64 = 0; // input bytes before buf[start]
+    let mut report = DecodeReport::default();
+    let mut inflater = Inflater::new(Format::Gzip, 15);
+    let mut member_start = true;
+
+    // Refills the buffer so at least `want` bytes are available unless the input ends.
+    let mut refill = |buf: &mut Vec<u8>, start: &mut usize, end: &mut usize, eof: &mut bool| {
+        if *start > 0 {
+            buf.copy_within(*start..*end, 0);
+            *end -= *start;
+            *start = 0;
+        }
+        if *end < buf.len() && !*eof {
+            let n = read_full(r, &mut buf[*end..])?;
+            progress.advance(n as u64);
+            if n == 0 {
+                *eof = true;
+            }
+            *end += n;
+        }
+        Ok::<(), CodecError>(())
+    };
+
+    loop {
+        if member_start {
+            if end - start < 2 && !eof {
+                refill(&mut buf, &mut start, &mut end, &mut eof)?;
+            }
+            if start == end {
+                if report.members == 0 {
+                    return Err(CodecError::NotGzip);
+                }
+                break;
+            }
+            if end - start < 2 || buf[start] != 0x1f || buf[start + 1] != 0x8b {
+                if report.members == 0 {
+                    return Err(CodecError::NotGzip);
+                }
+                // gzip ignores trailing zeros (tape padding) silently and warns on anything
+                // else; either way the data decoded so far is complete and valid.
+                loop {
+                    if buf[start..end].iter().any(|&b| b != 0) {
+                        report.trailing_garbage = true;
+                        break;
+                    }
+                    consumed_total += (end - start) as u64;
+                    start = end;
+                    if eof {
+                        break;
+                    }
+                    refill(&mut buf, &mut start, &mut end, &mut eof)?;
+                    if start == end {
+                        break;
+                    }
+                }
+                break;
+            }
+            member_start = false;
+        }
+        let st = inflater
+            .inflate(&buf[start..end], &mut out)
+            .map_err(|error| CodecError::Corrupt {
+                offset: consumed_total + error.offset,
+                error,
+            })?;
+        start += st.consumed;
+        consumed_total += st.consumed as u64;
+        w.write_all(&out[..st.produced]).map_err(CodecError::Write)?;
+        match st.state {
+            StreamState::StreamEnd => {
+                if report.members == 0 {
+                    report.header = inflater.gzip_header().cloned();
+                }
+                report.members += 1;
+                inflater.reset();
+                member_start = true;
+            }
+            StreamState::NeedDictionary(_) => unreachable!("gzip has no preset dictionary"),
+            StreamState::Progress => {
+                if st.consumed == 0 && st.produced == 0 {
+                    if eof {
+                        return Err(CodecError::Truncated {
+                            offset: consumed_total + (end - start) as u64,
+                        });
+                    }
+                    refill(&mut buf, &mut start, &mut end, &mut eof)?;
+                }
+            }
+        }
+    }
+    w.flush().map_err(CodecError::Write)?;
+    report.counts = Counts {
+        bytes_in: consumed_total,
+        bytes_out: w.count,
+    };
+    Ok(report)
+}

@@ -1,0 +1,434 @@
+//! File handling with gzip's rules and one guarantee gzip users rely on: nothing is lost.
+//!
+//! Output goes to a hidden temporary file in the destination directory and is renamed into place
+//! only after the whole stream was written and flushed; the input is removed only after that
+//! rename. On any error the temporary file is removed and the input is left as it was. An
+//! existing output is never replaced without `-f`.
+
+use crate::args::{Mode, Options};
+use crate::codec::{self, CodecError, CompressSpec, Counts};
+use crate::progress::Progress;
+use crate::report::{Reporter, Severity};
+use hyperz_engine::GzipHeader;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// Suffixes recognised when decompressing, besides the user's `-S` suffix, with what replaces
+/// them (gzip's list).
+const KNOWN_SUFFIXES: &[(&str, &str)] = &[
+    (".gz", ""),
+    ("-gz", ""),
+    (".z", ""),
+    ("-z", ""),
+    ("_z", ""),
+    (".tgz", ".tar"),
+    (".taz", ".tar"),
+];
+
+/// Processes every operand (or stdin), reporting through `rep`.
+pub fn run(opts: &Options, rep: &mut Reporter) {
+    if opts.files.is_empty() {
+        stdin_to_stdout(opts, rep);
+        return;
+    }
+    if opts.mode == Mode::List {
+        crate::list::print_header(opts);
+    }
+    for f in &opts.files {
+        if f == "-" {
+            stdin_to_stdout(opts, rep);
+        } else {
+            path_operand(Path::new(f), opts, rep, true);
+        }
+    }
+    if opts.mode == Mode::List {
+        crate::list::print_totals(opts, rep);
+    }
+}
+
+fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
+    let stdin = io::stdin();
+    let stdout = io::stdout();
+    match opts.mode {
+        Mode::Compress if stdout.is_terminal() && !opts.force => {
+            rep.msg(
+                Severity::Error,
+                "compressed data not written to a terminal. Use -f to force compression.\n\
+                 For help, type: hyperz -h",
+            );
+            return;
+        }
+        Mode::Decompress | Mode::Test | Mode::List if stdin.is_terminal() && !opts.force => {
+            rep.msg(
+                Severity::Error,
+                "compressed data not read from a terminal. Use -f to force decompression.\n\
+                 For help, type: hyperz -h",
+            );
+            return;
+        }
+        _ => {}
+    }
+    let mut input = stdin.lock();
+    let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
+    let progress = Progress::none();
+    match opts.mode {
+        Mode::Compress => {
+            let spec = spec_for(opts, GzipHeader::default());
+            if let Err(e) = codec::compress(&mut input, &mut out, &spec, &progress) {
+                rep.file_error("stdin", &e);
+            }
+        }
+        Mode::Decompress | Mode::Test => {
+            let mut sink = io::sink();
+            let w: &mut dyn Write = if opts.mode == Mode::Test { &mut sink } else { &mut out };
+            match codec::decompress(&mut input, w, &progress) {
+                Ok(r) if r.trailing_garbage => rep.file_warning(
+                    "stdin",
+                    "decompression OK, trailing garbage ignored",
+                ),
+                Ok(_) => {}
+                Err(e) => rep.file_error("stdin", &e),
+            }
+        }
+        Mode::List => crate::list::list_stream("stdin", &mut input, opts, rep),
+    }
+}
+
+fn path_operand(path: &Path, opts: &Options, rep: &mut Reporter, top: bool) {
+    let name = path.display().to_string();
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) => return rep.io_error(&name, &e),
+    };
+    if meta.is_dir() {
+        if !opts.recursive {
+            return rep.msg(Severity::Warning, &format!("{name} is a directory -- ignored"));
+        }
+        let mut entries: Vec<PathBuf> = match fs::read_dir(path) {
+            Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+            Err(e) => return rep.io_error(&name, &e),
+        };
+        entries.sort();
+        for e in entries {
+            path_operand(&e, opts, rep, false);
+        }
+        return;
+    }
+    if meta.file_type().is_symlink() && !opts.force && !top {
+        return rep.msg(
+            Severity::Warning,
+            &format!("{name} is not a directory or a regular file - ignored"),
+        );
+    }
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => return rep.io_error(&name, &e),
+    };
+    if !meta.is_file() && !(opts.force || opts.stdout) {
+        return rep.msg(
+            Severity::Warning,
+            &format!("{name} is not a directory or a regular file - ignored"),
+        );
+    }
+    match opts.mode {
+        Mode::Compress => compress_file(path, &meta, opts, rep, top),
+        Mode::Decompress | Mode::Test => decompress_file(path, &meta, opts, rep, top),
+        Mode::List => match File::open(path) {
+            Ok(mut f) => crate::list::list_file(&name, &mut f, opts, rep),
+            Err(e) => rep.io_error(&name, &e),
+        },
+    }
+}
+
+fn spec_for(opts: &Options, header: GzipHeader) -> CompressSpec {
+    CompressSpec {
+        level: opts.level,
+        processes: opts.processes,
+        header,
+    }
+}
+
+fn mtime_secs(meta: &fs::Metadata) -> u32 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs().min(u32::MAX as u64) as u32)
+}
+
+fn compress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Reporter, top: bool) {
+    let name = path.display().to_string();
+    let fname = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if !opts.stdout && fname.ends_with(&opts.suffix) {
+        // gzip skips these silently under -r and warns for explicit operands.
+        if top || opts.verbose > 0 {
+            rep.msg(
+                Severity::Warning,
+                &format!("{name} already has {} suffix -- unchanged", opts.suffix),
+            );
+        }
+        return;
+    }
+    let mut header = GzipHeader {
+        xfl: match opts.level {
+            1 => 4,
+            9..=12 => 2,
+            _ => 0,
+        },
+        ..GzipHeader::default()
+    };
+    if opts.name != Some(false) {
+        header.name = Some(fname.clone().into_bytes());
+        header.mtime = mtime_secs(meta);
+    }
+    let spec = spec_for(opts, header);
+    let target = if opts.stdout {
+        None
+    } else {
+        let mut t = path.as_os_str().to_owned();
+        t.push(&opts.suffix);
+        Some(PathBuf::from(t))
+    };
+    let label = fname.clone();
+    let result = with_output(path, target.as_deref(), meta, opts, rep, |input, out| {
+        let progress = Progress::new(Some(meta.len()), &label, opts.quiet > 0);
+        codec::compress(input, out, &spec, &progress)
+    });
+    if let Some(counts) = result {
+        if opts.verbose > 0 {
+            let pct = ratio_percent(counts.bytes_out, counts.bytes_in);
+            let what = match &target {
+                Some(t) if !opts.keep => format!(" -- replaced with {}", t.display()),
+                Some(t) => format!(" -- created {}", t.display()),
+                None => String::new(),
+            };
+            eprintln!("{name}:\t{pct:5.1}%{what}");
+        }
+    }
+}
+
+/// The output name for a compressed input, or None if its suffix is unknown.
+fn strip_suffix(fname: &str, opts: &Options) -> Option<String> {
+    if !opts.suffix.is_empty() && fname.len() > opts.suffix.len() && fname.ends_with(&opts.suffix) {
+        return Some(fname[..fname.len() - opts.suffix.len()].to_string());
+    }
+    let lower = fname.to_ascii_lowercase();
+    KNOWN_SUFFIXES.iter().find_map(|(s, repl)| {
+        (lower.len() > s.len() && lower.ends_with(s))
+            .then(|| format!("{}{repl}", &fname[..fname.len() - s.len()]))
+    })
+}
+
+fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Reporter, top: bool) {
+    let name = path.display().to_string();
+    let fname = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let test = opts.mode == Mode::Test;
+    let target = if opts.stdout || test {
+        None
+    } else {
+        match strip_suffix(&fname, opts) {
+            Some(stem) => Some(path.with_file_name(stem)),
+            None => {
+                if top || opts.verbose > 0 {
+                    rep.msg(Severity::Warning, &format!("{name}: unknown suffix -- ignored"));
+                }
+                return;
+            }
+        }
+    };
+    // With -N the stored name decides the output name, so the header is read first.
+    let target = match (target, opts.name == Some(true)) {
+        (Some(t), true) => match stored_name(path) {
+            Some(stored) => Some(path.with_file_name(stored)),
+            None => Some(t),
+        },
+        (t, _) => t,
+    };
+    let mut report = None;
+    let label = fname.clone();
+    let result = with_output(path, target.as_deref(), meta, opts, rep, |input, out| {
+        let progress = Progress::new(Some(meta.len()), &label, opts.quiet > 0);
+        let mut sink = io::sink();
+        let w: &mut dyn Write = if test { &mut sink } else { out };
+        let r = codec::decompress(input, w, &progress)?;
+        let counts = r.counts;
+        report = Some(r);
+        Ok(Counts {
+            bytes_in: counts.bytes_out,
+            bytes_out: counts.bytes_in,
+        })
+    });
+    let Some(counts) = result else { return };
+    let report = report.expect("set on success");
+    if report.trailing_garbage {
+        rep.file_warning(&name, "decompression OK, trailing garbage ignored");
+    }
+    if opts.name == Some(true) {
+        if let (Some(t), Some(h)) = (&target, &report.header) {
+            if h.mtime != 0 {
+                let ft = filetime::FileTime::from_unix_time(h.mtime as i64, 0);
+                let _ = filetime::set_file_mtime(t, ft);
+            }
+        }
+    }
+    if opts.verbose > 0 {
+        if test {
+            eprintln!("{name}:\t OK");
+        } else {
+            let pct = ratio_percent(counts.bytes_out, counts.bytes_in);
+            let what = match &target {
+                Some(t) if !opts.keep => format!(" -- replaced with {}", t.display()),
+                Some(t) => format!(" -- created {}", t.display()),
+                None => String::new(),
+            };
+            eprintln!("{name}:\t{pct:5.1}%{what}");
+        }
+    }
+}
+
+/// The file name stored in a gzip header (FNAME), reduced to its last path component so a
+/// hostile archive cannot write outside the input's directory.
+fn stored_name(path: &Path) -> Option<String> {
+    let mut head = vec![0u8; 64 * 1024];
+    let n = File::open(path).ok()?.read(&mut head).ok()?;
+    let head = &head[..n];
+    if n < 10 || head[0] != 0x1f || head[1] != 0x8b || head[3] & 0x08 == 0 {
+        return None;
+    }
+    let mut pos = 10;
+    if head[3] & 0x04 != 0 {
+        let xlen = u16::from_le_bytes([*head.get(10)?, *head.get(11)?]) as usize;
+        pos += 2 + xlen;
+    }
+    let rest = head.get(pos..)?;
+    let end = rest.iter().position(|&b| b == 0)?;
+    let raw = String::from_utf8_lossy(&rest[..end]).into_owned();
+    let base = raw.rsplit(['/', '\\']).next()?.to_string();
+    (!base.is_empty() && base != "." && base != "..").then_some(base)
+}
+
+/// Percentage saved, as gzip prints it.
+pub fn ratio_percent(compressed: u64, uncompressed: u64) -> f64 {
+    if uncompressed == 0 {
+        0.0
+    } else {
+        100.0 * (1.0 - compressed as f64 / uncompressed as f64)
+    }
+}
+
+/// Runs `work` from `path` into `target` (a file written safely) or stdout, applying the
+/// no-data-loss rules. Returns the counts on success; reports and returns None on failure.
+fn with_output(
+    path: &Path,
+    target: Option<&Path>,
+    meta: &fs::Metadata,
+    opts: &Options,
+    rep: &mut Reporter,
+    work: impl FnOnce(&mut dyn Read, &mut dyn Write) -> Result<Counts, CodecError>,
+) -> Option<Counts> {
+    let name = path.display().to_string();
+    let mut input = match File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            rep.io_error(&name, &e);
+            return None;
+        }
+    };
+    let Some(target) = target else {
+        if opts.mode == Mode::Compress && io::stdout().is_terminal() && !opts.force {
+            rep.msg(
+                Severity::Error,
+                "compressed data not written to a terminal. Use -f to force compression.",
+            );
+            return None;
+        }
+        let stdout = io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
+        return match work(&mut input, &mut out) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                rep.file_error(&name, &e);
+                None
+            }
+        };
+    };
+    let tname = target.display().to_string();
+    if target.exists() && !opts.force {
+        rep.msg(Severity::Warning, &format!("{tname} already exists;\tnot overwritten"));
+        return None;
+    }
+    let tmp = temp_path(target);
+    let file = match fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+        Ok(f) => f,
+        Err(e) => {
+            rep.io_error(&tname, &e);
+            return None;
+        }
+    };
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let result = work(&mut input, &mut out).and_then(|c| {
+        let file = out.into_inner().map_err(|e| CodecError::Write(e.into_error()))?;
+        file.sync_all().map_err(CodecError::Write)?;
+        Ok((c, file))
+    });
+    let (counts, file) = match result {
+        Ok(v) => v,
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            match &e {
+                CodecError::Write(_) => rep.file_error(&tname, &e),
+                _ => rep.file_error(&name, &e),
+            }
+            return None;
+        }
+    };
+    // Carry over permissions and timestamps as gzip does.
+    let _ = file.set_permissions(meta.permissions());
+    let _ = filetime::set_file_handle_times(
+        &file,
+        Some(filetime::FileTime::from_last_access_time(meta)),
+        Some(filetime::FileTime::from_last_modification_time(meta)),
+    );
+    drop(file);
+    if let Err(e) = fs::rename(&tmp, target) {
+        let _ = fs::remove_file(&tmp);
+        rep.io_error(&tname, &e);
+        return None;
+    }
+    if !opts.keep {
+        if let Err(e) = fs::remove_file(path) {
+            rep.io_error(&name, &e);
+        }
+    }
+    Some(counts)
+}
+
+/// A hidden sibling of `target` that no other run picks.
+fn temp_path(target: &Path) -> PathBuf {
+    let base = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    target.with_file_name(format!(".{base}.hyperz-tmp-{}", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> Options {
+        match crate::args::parse(["hyperz"].map(Into::into)).unwrap() {
+            crate::args::Parsed::Run(o) => o,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn suffixes_map_like_gzip() {
+        let o = opts();
+        assert_eq!(strip_suffix("a.gz", &o).as_deref(), Some("a"));
+        assert_eq!(strip_suffix("a.GZ", &o).as_deref(), Some("a"));
+        assert_eq!(strip_suffix("a.tgz", &o).as_deref(), Some("a.tar"));
+        assert_eq!(strip_suffix("a-z", &o).as_deref(), Some("a"));
+        assert_eq!(strip_suffix("a.txt", &o), None);
+        assert_eq!(strip_suffix(".gz", &o), None);
+    }
+}

@@ -1,0 +1,171 @@
+//! `-l`: sizes and ratio of gzip files, read from the header and the trailer as gzip does
+//! (the uncompressed size is the last member's ISIZE, modulo 2^32), without decompressing.
+
+use crate::args::Options;
+use crate::report::{Reporter, Severity};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+
+/// Prints the column titles.
+pub fn print_header(opts: &Options) {
+    if opts.verbose > 0 {
+        print!("method  crc     date  time  ");
+    }
+    println!("         compressed        uncompressed  ratio uncompressed_name");
+}
+
+/// Prints the totals line when more than one file was listed.
+pub fn print_totals(opts: &Options, rep: &Reporter) {
+    let (files, comp, uncomp) = rep.list_totals;
+    if files < 2 {
+        return;
+    }
+    if opts.verbose > 0 {
+        print!("{:30}", "");
+    }
+    let ratio = crate::files::ratio_percent(comp.saturating_sub(18 * files), uncomp);
+    println!("{comp:>19} {uncomp:>19} {ratio:5.1}% (totals)");
+}
+
+/// Length of a gzip member header (fixed part plus optional fields), if `head` starts one.
+fn header_len(head: &[u8]) -> Option<usize> {
+    if head.len() < 10 || head[0] != 0x1f || head[1] != 0x8b || head[2] != 8 {
+        return None;
+    }
+    let flg = head[3];
+    let mut pos = 10;
+    if flg & 0x04 != 0 {
+        pos += 2 + u16::from_le_bytes([*head.get(10)?, *head.get(11)?]) as usize;
+    }
+    for bit in [0x08u8, 0x10] {
+        if flg & bit != 0 {
+            pos += head.get(pos..)?.iter().position(|&b| b == 0)? + 1;
+        }
+    }
+    if flg & 0x02 != 0 {
+        pos += 2;
+    }
+    Some(pos)
+}
+
+/// Lists a file, seeking to its trailer.
+pub fn list_file(name: &str, f: &mut File, opts: &Options, rep: &mut Reporter) {
+    let result = (|| {
+        let size = f.metadata()?.len();
+        let mut head = Vec::new();
+        f.by_ref().take(64 * 1024).read_to_end(&mut head)?;
+        let mut tail = [0u8; 8];
+        if size >= 18 {
+            f.seek(SeekFrom::Start(size - 8))?;
+            f.read_exact(&mut tail)?;
+        }
+        Ok::<_, std::io::Error>((size, head, tail))
+    })();
+    match result {
+        Ok((size, head, tail)) => print_row(name, size, &head, &tail, false, opts, rep),
+        Err(e) => rep.io_error(name, &e),
+    }
+}
+
+/// Lists a stream (standard input), reading it through.
+pub fn list_stream(name: &str, r: &mut dyn Read, opts: &Options, rep: &mut Reporter) {
+    let mut head = Vec::new();
+    if let Err(e) = r.by_ref().take(64 * 1024).read_to_end(&mut head) {
+        return rep.io_error(name, &e);
+    }
+    let mut size = head.len() as u64;
+    let mut last = head.clone();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => {
+                size += k as u64;
+                last.extend_from_slice(&buf[..k]);
+                let cut = last.len().saturating_sub(8);
+                last.drain(..cut);
+            }
+            Err(e) => return rep.io_error(name, &e),
+        }
+    }
+    let mut tail = [0u8; 8];
+    if last.len() >= 8 {
+        tail.copy_from_slice(&last[last.len() - 8..]);
+    }
+    print_row(name, size, &head, &tail, true, opts, rep);
+}
+
+fn print_row(
+    name: &str,
+    size: u64,
+    head: &[u8],
+    tail: &[u8; 8],
+    stream: bool,
+    opts: &Options,
+    rep: &mut Reporter,
+) {
+    let hlen = match header_len(head) {
+        Some(h) if size >= h as u64 + 8 => h,
+        _ => return rep.msg(Severity::Error, &format!("{name}: not in gzip format")),
+    };
+    let crc = u32::from_le_bytes(tail[..4].try_into().unwrap());
+    let isize = u32::from_le_bytes(tail[4..].try_into().unwrap()) as u64;
+    let ratio = crate::files::ratio_percent(size - hlen as u64 - 8, isize);
+    let shown = if stream {
+        "stdout".to_string()
+    } else {
+        let lower = name.to_ascii_lowercase();
+        match [opts.suffix.as_str(), ".gz", ".z", "-gz", "-z", "_z"]
+            .iter()
+            .find(|s| !s.is_empty() && lower.ends_with(&s.to_ascii_lowercase()))
+        {
+            Some(s) => name[..name.len() - s.len()].to_string(),
+            None => name.to_string(),
+        }
+    };
+    if opts.verbose > 0 {
+        let mtime = u32::from_le_bytes(head[4..8].try_into().unwrap());
+        print!("defla {crc:08x} {:>12} ", format_mtime(mtime));
+    }
+    println!("{size:>19} {isize:>19} {ratio:5.1}% {shown}");
+    let t = &mut rep.list_totals;
+    *t = (t.0 + 1, t.1 + size, t.2 + isize);
+}
+
+/// "Mon dd hh:mm" in UTC for a gzip MTIME (gzip uses local time; this machine's is UTC).
+fn format_mtime(mtime: u32) -> String {
+    const MONTHS: [&str; 12] =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let secs = mtime as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    format!("{} {:2} {:02}:{:02}", MONTHS[(m - 1) as usize], d, rem / 3600, (rem % 3600) / 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(format_mtime(0), "Jan  1 00:00");
+        assert_eq!(format_mtime(1_700_000_000), "Nov 14 22:13");
+    }
+
+    #[test]
+    fn header_lengths() {
+        let mut h = vec![0x1f, 0x8b, 8, 0x08, 0, 0, 0, 0, 0, 3];
+        h.extend_from_slice(b"name\0");
+        assert_eq!(header_len(&h), Some(15));
+        assert_eq!(header_len(b"not gzip at all"), None);
+    }
+}

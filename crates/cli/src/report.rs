@@ -1,0 +1,69 @@
+//! Messages and the exit status, as gzip does them: 0 success, 1 error, 2 warning (an error
+//! wins over a warning). Every message names the program and the file.
+
+use crate::codec::CodecError;
+
+/// How bad a message is.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Severity {
+    /// Something was skipped or ignored; exit status 2 unless an error happened.
+    Warning,
+    /// An operation failed; exit status 1.
+    Error,
+}
+
+/// Collects the outcome of a run.
+#[derive(Default)]
+pub struct Reporter {
+    worst: Option<Severity>,
+    quiet: bool,
+    /// Totals for `-l` over several files: (files, compressed, uncompressed).
+    pub list_totals: (u64, u64, u64),
+}
+
+impl Reporter {
+    /// A reporter; `quiet` suppresses warnings (not errors), as gzip's -q does.
+    pub fn new(quiet: bool) -> Reporter {
+        Reporter {
+            quiet,
+            ..Reporter::default()
+        }
+    }
+
+    /// Prints `hyperz: text` and records its severity.
+    pub fn msg(&mut self, sev: Severity, text: &str) {
+        if sev == Severity::Error || !self.quiet {
+            eprintln!("hyperz: {text}");
+        }
+        self.worst = self.worst.max(Some(sev));
+    }
+
+    /// An I/O error on `name`.
+    pub fn io_error(&mut self, name: &str, e: &std::io::Error) {
+        let text = match e.kind() {
+            std::io::ErrorKind::NotFound => "No such file or directory".to_string(),
+            std::io::ErrorKind::PermissionDenied => "Permission denied".to_string(),
+            _ => e.to_string(),
+        };
+        self.msg(Severity::Error, &format!("{name}: {text}"));
+    }
+
+    /// A stream error on `name`.
+    pub fn file_error(&mut self, name: &str, e: &CodecError) {
+        self.msg(Severity::Error, &format!("{name}: {e}"));
+    }
+
+    /// A warning about `name`.
+    pub fn file_warning(&mut self, name: &str, text: &str) {
+        self.msg(Severity::Warning, &format!("{name}: {text}"));
+    }
+
+    /// The process exit status.
+    pub fn exit_code(&self) -> i32 {
+        match self.worst {
+            None => 0,
+            Some(Severity::Error) => 1,
+            Some(Severity::Warning) => 2,
+        }
+    }
+}

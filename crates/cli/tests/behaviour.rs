@@ -1,0 +1,242 @@
+//! The common gzip options run against both GNU gzip and hyperz in twin directories: the
+//! resulting files, their contents and the exit codes must match. Compressed bytes are not
+//! compared (only what they decode to), since hyperz's encoder is not gzip's.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const HYPERZ: &str = env!("CARGO_BIN_EXE_hyperz");
+
+fn sample(name: &str) -> Vec<u8> {
+    fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/sample").join(name)).unwrap()
+}
+
+struct Twin {
+    root: PathBuf,
+}
+
+impl Twin {
+    fn new(tag: &str) -> Twin {
+        let root = std::env::temp_dir().join(format!("hyperz-beh-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        for side in ["gzip", "hyperz"] {
+            fs::create_dir_all(root.join(side)).unwrap();
+        }
+        Twin { root }
+    }
+    fn dir(&self, side: &str) -> PathBuf {
+        self.root.join(side)
+    }
+    fn write(&self, rel: &str, data: &[u8]) {
+        for side in ["gzip", "hyperz"] {
+            let p = self.dir(side).join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, data).unwrap();
+        }
+    }
+    /// Runs the same arguments with both programs; returns (gzip, hyperz) outputs.
+    fn run(&self, args: &[&str]) -> (Output, Output) {
+        let go = |side: &str, program: &str| {
+            Command::new(program)
+                .args(args)
+                .current_dir(self.dir(side))
+                .stdin(Stdio::null())
+                .output()
+                .unwrap()
+        };
+        (go("gzip", "gzip"), go("hyperz", HYPERZ))
+    }
+    /// Files in a side, with contents decoded if gzip-compressed (so encoders may differ).
+    fn state(&self, side: &str) -> BTreeMap<String, Vec<u8>> {
+        let mut m = BTreeMap::new();
+        walk(&self.dir(side), &self.dir(side), &mut m);
+        m
+    }
+    fn assert_same_state(&self, what: &str) {
+        let (g, h) = (self.state("gzip"), self.state("hyperz"));
+        assert_eq!(
+            g.keys().collect::<Vec<_>>(),
+            h.keys().collect::<Vec<_>>(),
+            "{what}: different files"
+        );
+        for (k, v) in &g {
+            assert!(h[k] == *v, "{what}: {k} differs");
+        }
+    }
+}
+
+impl Drop for Twin {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+fn walk(base: &Path, dir: &Path, m: &mut BTreeMap<String, Vec<u8>>) {
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            walk(base, &p, m);
+            continue;
+        }
+        let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+        let raw = fs::read(&p).unwrap();
+        let data = if raw.starts_with(&[0x1f, 0x8b]) {
+            let out = Command::new("gzip").args(["-dc"]).arg(&p).output().unwrap();
+            assert!(out.status.success(), "{rel} does not decode with gzip");
+            out.stdout
+        } else {
+            raw
+        };
+        m.insert(rel, data);
+    }
+}
+
+fn codes(o: &(Output, Output)) -> (Option<i32>, Option<i32>) {
+    (o.0.status.code(), o.1.status.code())
+}
+
+#[test]
+fn compress_replaces_the_file_and_decompress_restores_it() {
+    let t = Twin::new("basic");
+    t.write("a.txt", &sample("alice29.txt"));
+    t.write("b.c", &sample("fields.c"));
+    let r = t.run(&["a.txt", "b.c"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("compress");
+    let r = t.run(&["-d", "a.txt.gz", "b.c.gz"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("decompress");
+}
+
+#[test]
+fn keep_stdout_and_levels() {
+    let t = Twin::new("keep");
+    t.write("x", &sample("xargs.1"));
+    for args in [&["-k", "-9", "x"][..], &["-dk", "x.gz"], &["-f", "-1k", "x"]] {
+        if args[0] == "-dk" {
+            for side in ["gzip", "hyperz"] {
+                fs::remove_file(t.dir(side).join("x")).unwrap();
+            }
+        }
+        let r = t.run(args);
+        assert_eq!(codes(&r), (Some(0), Some(0)), "{args:?}");
+        t.assert_same_state(&format!("{args:?}"));
+    }
+    let r = t.run(&["-c", "x"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    let out = Command::new("gzip").arg("-dc").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn();
+    let mut child = out.unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&r.1.stdout).unwrap();
+    assert_eq!(child.wait_with_output().unwrap().stdout, sample("xargs.1"));
+}
+
+#[test]
+fn existing_output_is_not_overwritten_without_force() {
+    let t = Twin::new("exists");
+    t.write("f", b"new data new data");
+    t.write("f.gz", b"precious");
+    let r = t.run(&["f"]);
+    assert_eq!(codes(&r), (Some(2), Some(2)));
+    t.assert_same_state("no -f");
+    assert_eq!(fs::read(t.dir("hyperz").join("f.gz")).unwrap(), b"precious");
+    let r = t.run(&["-f", "f"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-f");
+}
+
+#[test]
+fn warnings_and_errors_have_gzip_exit_codes() {
+    let t = Twin::new("codes");
+    t.write("plain", b"not compressed");
+    t.write("done.gz", b"whatever");
+    t.write("dir/inner", b"inner file");
+    for args in [
+        &["missing-file"][..],
+        &["-d", "plain"],
+        &["done.gz"],
+        &["dir"],
+        &["-d", "done.gz"],
+        &["-t", "done.gz"],
+    ] {
+        let r = t.run(args);
+        assert_eq!(codes(&r).0, codes(&r).1, "{args:?}: gzip {:?} hyperz {:?}", r.0, r.1);
+        t.assert_same_state(&format!("{args:?}"));
+        let msg = String::from_utf8_lossy(&r.1.stderr);
+        if r.1.status.code() != Some(0) {
+            assert!(msg.starts_with("hyperz: "), "{args:?}: {msg}");
+        }
+    }
+}
+
+#[test]
+fn recursive_and_suffix() {
+    let t = Twin::new("rec");
+    t.write("d/one", &sample("grammar.lsp"));
+    t.write("d/sub/two", &sample("cp.html"));
+    let r = t.run(&["-r", "d"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-r");
+    let r = t.run(&["-dr", "d"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-dr");
+    let r = t.run(&["-S", ".zz", "d/one"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-S");
+    let r = t.run(&["-d", "-S", ".zz", "d/one.zz"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-d -S");
+}
+
+#[test]
+fn name_and_time_are_stored_and_restored_with_n() {
+    let t = Twin::new("name");
+    t.write("original.txt", b"some text for the name test");
+    let r = t.run(&["original.txt"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    for side in ["gzip", "hyperz"] {
+        fs::rename(t.dir(side).join("original.txt.gz"), t.dir(side).join("renamed.gz")).unwrap();
+    }
+    let r = t.run(&["-dN", "renamed.gz"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-N");
+    let tg = fs::metadata(t.dir("gzip").join("original.txt")).unwrap().modified().unwrap();
+    let th = fs::metadata(t.dir("hyperz").join("original.txt")).unwrap().modified().unwrap();
+    assert_eq!(tg, th);
+}
+
+#[test]
+fn list_matches_gzip() {
+    let t = Twin::new("list");
+    t.write("a", &sample("sum"));
+    t.write("b", &sample("fields.c"));
+    // Both list gzip's own files so the sizes are identical.
+    let _ = Command::new("gzip").args(["-k", "a", "b"]).current_dir(t.dir("gzip")).status();
+    for f in ["a.gz", "b.gz"] {
+        fs::copy(t.dir("gzip").join(f), t.dir("hyperz").join(f)).unwrap();
+    }
+    let r = t.run(&["-l", "a.gz", "b.gz"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    let (g, h) = (String::from_utf8_lossy(&r.0.stdout), String::from_utf8_lossy(&r.1.stdout));
+    let g_rows: Vec<&str> = g.lines().take(3).collect();
+    let h_rows: Vec<&str> = h.lines().take(3).collect();
+    assert_eq!(g_rows, h_rows);
+}
+
+#[test]
+fn trailing_garbage_is_a_warning_and_the_data_is_kept() {
+    let t = Twin::new("trail");
+    t.write("f", &sample("grammar.lsp"));
+    let _ = t.run(&["f"]);
+    for side in ["gzip", "hyperz"] {
+        let p = t.dir(side).join("f.gz");
+        let mut d = fs::read(&p).unwrap();
+        d.extend_from_slice(b"garbage!");
+        fs::write(&p, d).unwrap();
+    }
+    let r = t.run(&["-d", "f.gz"]);
+    assert_eq!(codes(&r), (Some(2), Some(2)));
+    t.assert_same_state("trailing garbage");
+}

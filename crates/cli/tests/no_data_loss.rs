@@ -1,0 +1,122 @@
+//! The no-data-loss rules under failure: a full disk, a process killed mid-write, corrupt or
+//! truncated input. In every case the input survives unchanged and no partial output is left
+//! under the final name.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const HYPERZ: &str = env!("CARGO_BIN_EXE_hyperz");
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("hyperz-ndl-{tag}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// 8 MB of mildly compressible data, so the output exceeds the small file-size limits below.
+fn big_input() -> Vec<u8> {
+    let mut x = 0x1234_5678u32;
+    (0..8_000_000)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            if i % 3 == 0 {
+                b'a'
+            } else {
+                x as u8
+            }
+        })
+        .collect()
+}
+
+fn leftovers(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn full_disk_leaves_the_input_and_no_output() {
+    // RLIMIT_FSIZE with SIGXFSZ ignored makes writes past 1 MB fail with EFBIG, the way a full
+    // disk fails them with ENOSPC.
+    let d = scratch("full");
+    let data = big_input();
+    fs::write(d.join("in"), &data).unwrap();
+    let st = Command::new("sh")
+        .arg("-c")
+        .arg(format!("trap '' XFSZ; ulimit -f 1024; exec {HYPERZ} in"))
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(1), "{st:?}");
+    let msg = String::from_utf8_lossy(&st.stderr);
+    assert!(msg.contains("in.gz"), "error must name the output: {msg}");
+    assert_eq!(fs::read(d.join("in")).unwrap(), data);
+    assert_eq!(leftovers(&d), vec!["in".to_string()]);
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn killed_mid_write_leaves_the_input_and_no_final_output() {
+    // Without the trap, exceeding RLIMIT_FSIZE kills the process with SIGXFSZ in the middle of
+    // writing: the input must survive and no file may appear under the final name.
+    let d = scratch("kill");
+    let data = big_input();
+    fs::write(d.join("in"), &data).unwrap();
+    let st = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -f 1024; exec {HYPERZ} in"))
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(!st.status.success());
+    assert_eq!(fs::read(d.join("in")).unwrap(), data);
+    assert!(!d.join("in.gz").exists(), "a partial in.gz was left: {:?}", leftovers(&d));
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn corrupt_and_truncated_input_keep_the_compressed_file() {
+    let d = scratch("corrupt");
+    let data = big_input();
+    fs::write(d.join("f"), &data).unwrap();
+    assert!(Command::new(HYPERZ).args(["-k", "f"]).current_dir(&d).status().unwrap().success());
+    let gz = fs::read(d.join("f.gz")).unwrap();
+    fs::remove_file(d.join("f")).unwrap();
+
+    let mut corrupt = gz.clone();
+    let mid = corrupt.len() / 2;
+    corrupt[mid] ^= 0x55;
+    fs::write(d.join("c.gz"), &corrupt).unwrap();
+    fs::write(d.join("t.gz"), &gz[..gz.len() - 1000]).unwrap();
+    for name in ["c.gz", "t.gz"] {
+        let st = Command::new(HYPERZ).args(["-d", name]).current_dir(&d).output().unwrap();
+        assert_eq!(st.status.code(), Some(1), "{name}");
+        let msg = String::from_utf8_lossy(&st.stderr);
+        assert!(msg.contains(name), "the error names the file: {msg}");
+        assert!(d.join(name).exists(), "{name} was removed");
+        assert!(!d.join(&name[..1]).exists(), "partial output of {name} was left");
+    }
+    let names = leftovers(&d);
+    assert_eq!(names, vec!["c.gz", "f.gz", "t.gz"]);
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn failing_stdout_is_an_error() {
+    let d = scratch("devfull");
+    fs::write(d.join("in"), big_input()).unwrap();
+    let st = Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec {HYPERZ} -c in > /dev/full"))
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(1));
+    assert!(d.join("in").exists());
+    let _ = fs::remove_dir_all(&d);
+}
