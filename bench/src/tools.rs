@@ -42,35 +42,35 @@ pub fn discover(threads: usize) -> (Vec<Tool>, Vec<String>) {
     let own_dir = std::env::current_exe()
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf));
-    let hyperz = own_dir.map(|d| d.join("hyperz")).filter(|p| p.is_file());
-    let specs: Vec<(&str, Option<PathBuf>, (u32, u32), Vec<String>, bool)> = vec![
+    // HYPERZ_BIN overrides where our CLI is taken from (e.g. another target directory).
+    let hyperz = match std::env::var_os("HYPERZ_BIN") {
+        Some(p) => Some(PathBuf::from(p)),
+        None => own_dir.map(|d| d.join("hyperz")),
+    }
+    .filter(|p| p.is_file());
+    let threaded = |flag: &str| vec![flag.to_string(), n.clone()];
+    let specs: Vec<(String, Option<PathBuf>, (u32, u32), Vec<String>, bool)> = vec![
+        ("hyperz".into(), hyperz, (1, 12), threaded("-p"), true),
+        ("gzip".into(), on_path("gzip"), (1, 9), vec![], false),
         (
-            "hyperz",
-            hyperz,
-            (1, 12),
-            vec!["-p".into(), n.clone()],
-            true,
-        ),
-        ("gzip", on_path("gzip"), (1, 9), vec![], false),
-        (
-            "pigz",
+            format!("pigz -p{n}"),
             on_path("pigz"),
             (1, 9),
-            vec!["-p".into(), n.clone()],
+            threaded("-p"),
             false,
         ),
         (
-            "libdeflate",
+            "libdeflate".into(),
             on_path("libdeflate-gzip"),
             (1, 12),
             vec![],
             false,
         ),
         (
-            "igzip",
+            format!("igzip -T{n}"),
             on_path("igzip"),
             (0, 3),
-            vec!["-T".into(), n],
+            threaded("-T"),
             false,
         ),
     ];
@@ -79,7 +79,7 @@ pub fn discover(threads: usize) -> (Vec<Tool>, Vec<String>) {
     for (label, program, levels, comp_args, long_level) in specs {
         match program {
             Some(program) => tools.push(Tool {
-                label: label.into(),
+                label,
                 program,
                 levels,
                 comp_args,
