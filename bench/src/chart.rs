@@ -8,6 +8,7 @@
 //! Text needs a TrueType font. To keep the build free of fontconfig/freetype `-dev` packages the
 //! chart uses plotters' pure-Rust `ab_glyph` renderer and loads DejaVu Sans at run time
 //! (Debian's fonts-dejavu-core). Without a font the chart is still drawn, without any text.
+#![forbid(unsafe_code)]
 
 use crate::measure::{Kind, Row};
 use plotters::prelude::*;

@@ -9,6 +9,7 @@
 //! Best of N rather than a mean, because on a shared machine noise only ever adds time. A time
 //! budget per measurement stops the repetitions early on huge files (at least one always runs).
 //! Only one file (plus its compressed and decompressed copies) is in memory at a time.
+#![forbid(unsafe_code)]
 
 use crate::peers::Peer;
 use std::path::{Path, PathBuf};

@@ -4,6 +4,7 @@
 //! ("0.42x" = 42% of hyperz's figure), so the table answers "how far ahead or behind are we"
 //! directly. The cross table compares decoders on one identical stream; its last line is the
 //! figure the decoder goal is judged on: hyperz over the faster of libdeflate and ISA-L.
+#![forbid(unsafe_code)]
 
 use crate::measure::{Kind, Row};
 use std::fmt::Write as _;

@@ -7,6 +7,7 @@
 //! a scratch directory and decompresses its own output back to a file; the decompressed copy is
 //! compared with the original (streamed, never whole in memory) and a mismatch is a hard error.
 //! Times include process start-up and file I/O, as a user of the tool would see them.
+#![forbid(unsafe_code)]
 
 use crate::measure::{best_of, Kind, Reps, Row};
 use std::fs::File;

@@ -4,6 +4,7 @@
 //! one stream, `hyperz-device`) gets its own peer here once it exists: add a `HyperzParallel`
 //! with a thread count, register it in `peers::open` as `hyperz-mt`, and the harness, table and
 //! chart pick it up unchanged.
+#![forbid(unsafe_code)]
 
 use super::{Peer, Unavailable};
 

@@ -11,7 +11,6 @@
 //! Compression uses `isal_deflate_stateless` with the per-level buffer sizes igzip itself uses
 //! (`ISAL_DEF_LVLn_DEFAULT`); decompression uses `isal_inflate_stateless`. Levels are ISA-L's
 //! 0-3, the same as `igzip -0` .. `igzip -3`.
-#![allow(unsafe_code)]
 
 use super::{stored_bound, Peer, Unavailable};
 use libloading::Library;

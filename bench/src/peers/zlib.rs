@@ -4,7 +4,6 @@
 //! measure whatever `libz.so.1` the loader finds — including hyperz's own drop-in when
 //! `LD_LIBRARY_PATH` points at it. The `z_stream` declared here is the LP64 layout of zlib
 //! 1.2.x, which has not changed since 1.2.0; zlib checks it against `stream_size` at init.
-#![allow(unsafe_code)]
 
 use super::{Peer, Unavailable};
 use libloading::Library;

@@ -4,7 +4,6 @@
 //! rows differ only by the library. The native `zng_stream` differs from zlib's `z_stream` at
 //! the tail (`adler` is 32-bit and packs next to `data_type`: 104 bytes instead of 112), so it is
 //! declared here with nullable allocator pointers (null selects zlib-ng's defaults).
-#![allow(unsafe_code)]
 
 use super::zlib::{fits_u32, RAW_WINDOW_BITS, Z_FINISH, Z_STREAM_END};
 use super::Peer;
