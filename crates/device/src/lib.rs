@@ -11,3 +11,24 @@
 //! files (that is the CLI), or expose a C ABI (that is `hyperz-zlib`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+mod codec;
+mod config;
+pub mod container;
+mod device;
+mod handle;
+mod inflate_par;
+pub use inflate_par::{member_index, MemberEntry};
+mod job;
+mod parallel;
+mod queue;
+mod stats;
+
+pub use codec::{write_stored, Codec, DecodeError, DecodeErrorKind, StoreCodec};
+pub use config::{DeviceConfig, FaultPlan};
+pub use device::Device;
+pub use handle::{wait_any, JobHandle};
+pub use job::{looks_incompressible, CustomFn, Job, JobError, Output};
+pub use parallel::{ParallelDeflater, StreamStats};
+pub use queue::Priority;
+pub use stats::{Stats, HISTOGRAM_BUCKETS};

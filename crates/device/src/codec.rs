@@ -1,0 +1,166 @@
+//! The codec the engines run, behind a trait so the runtime does not depend on how DEFLATE is
+//! implemented. [`StoreCodec`] is the store-raw path of the offload policy (RFC 1951 stored
+//! blocks, which every inflater accepts); the engine codec binds `hyperz-engine`'s
+//! `Compressor::compress_raw_chunk` and `Decompressor::decompress_member` once they exist.
+use std::fmt;
+
+use hyperz_engine::Format;
+
+use crate::container;
+
+/// Largest payload of one stored block (RFC 1951 section 3.2.4: LEN is 16 bits).
+const STORED_MAX: usize = 65535;
+
+/// Why a stream could not be decoded: what went wrong and at which input byte.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// What is wrong.
+    pub kind: DecodeErrorKind,
+    /// Byte offset in the input where it was detected.
+    pub offset: u64,
+}
+
+/// The kinds of [`DecodeError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeErrorKind {
+    /// The input ended inside a header, block or trailer.
+    Truncated,
+    /// A header field is invalid (magic, method, flags).
+    BadHeader,
+    /// A block uses a construct this codec cannot decode or is malformed.
+    BadBlock,
+    /// The CRC-32 / Adler-32 / ISIZE trailer does not match the data.
+    BadChecksum,
+    /// An independent-block member's recorded sizes disagree with its contents.
+    BadMemberSize,
+    /// An engine failed while decoding.
+    EngineFailed,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} at byte {}", self.kind, self.offset)
+    }
+}
+impl std::error::Error for DecodeError {}
+
+impl DecodeError {
+    /// An error of `kind` at `offset`.
+    pub fn at(kind: DecodeErrorKind, offset: u64) -> Self {
+        DecodeError { kind, offset }
+    }
+    /// The same error shifted by `base` bytes (for a member decoded out of a larger stream).
+    pub fn shifted(self, base: u64) -> Self {
+        DecodeError {
+            kind: self.kind,
+            offset: self.offset + base,
+        }
+    }
+}
+
+/// What an engine runs. Implementations must be deterministic: the same arguments give the
+/// same bytes on every engine, which is what makes parallel output independent of the engine
+/// count.
+pub trait Codec: Send + Sync + 'static {
+    /// A short name for summaries.
+    fn name(&self) -> &'static str;
+    /// Appends raw DEFLATE for `input` to `out`, using `dict` (at most 32 KiB) as preset history.
+    /// When `last` is false the output must end byte-aligned and not set BFINAL; when true it
+    /// ends with a final block.
+    fn compress_raw_chunk(
+        &self,
+        level: u32,
+        dict: &[u8],
+        input: &[u8],
+        last: bool,
+        out: &mut Vec<u8>,
+    );
+    /// Decodes one member of `format` at the start of `input` into `out`, checking its trailer.
+    /// Returns the number of input bytes consumed.
+    fn decompress_member(
+        &self,
+        format: Format,
+        input: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<usize, DecodeError>;
+}
+
+/// Appends `input` as RFC 1951 stored blocks (the last one with BFINAL when `last`); the output
+/// starts and ends byte-aligned.
+pub fn write_stored(input: &[u8], last: bool, out: &mut Vec<u8>) {
+    if input.is_empty() {
+        if last {
+            out.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+        }
+        return;
+    }
+    let mut chunks = input.chunks(STORED_MAX).peekable();
+    while let Some(c) = chunks.next() {
+        let fin = last && chunks.peek().is_none();
+        let len = c.len() as u16;
+        out.push(fin as u8);
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(c);
+    }
+}
+
+/// The store-raw codec: compresses to stored blocks and decodes streams made only of stored
+/// blocks (anything else is reported as [`DecodeErrorKind::BadBlock`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StoreCodec;
+
+impl Codec for StoreCodec {
+    fn name(&self) -> &'static str {
+        "store"
+    }
+    fn compress_raw_chunk(
+        &self,
+        _level: u32,
+        _dict: &[u8],
+        input: &[u8],
+        last: bool,
+        out: &mut Vec<u8>,
+    ) {
+        write_stored(input, last, out);
+    }
+    fn decompress_member(
+        &self,
+        format: Format,
+        input: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<usize, DecodeError> {
+        let (hlen, _) = container::parse_header(format, input)?;
+        let start = out.len();
+        let mut pos = hlen;
+        loop {
+            let Some(h) = input.get(pos..pos + 5) else {
+                return Err(DecodeError::at(
+                    DecodeErrorKind::Truncated,
+                    input.len() as u64,
+                ));
+            };
+            if h[0] & 0b110 != 0 || h[0] >> 3 != 0 {
+                return Err(DecodeError::at(DecodeErrorKind::BadBlock, pos as u64));
+            }
+            let len = u16::from_le_bytes([h[1], h[2]]);
+            if len != !u16::from_le_bytes([h[3], h[4]]) {
+                return Err(DecodeError::at(DecodeErrorKind::BadBlock, pos as u64 + 1));
+            }
+            let Some(data) = input.get(pos + 5..pos + 5 + len as usize) else {
+                return Err(DecodeError::at(
+                    DecodeErrorKind::Truncated,
+                    input.len() as u64,
+                ));
+            };
+            out.extend_from_slice(data);
+            pos += 5 + len as usize;
+            if h[0] & 1 == 1 {
+                break;
+            }
+        }
+        let tlen = container::check_trailer(format, &out[start..], &input[pos..])
+            .map_err(|e| e.shifted(pos as u64))?;
+        Ok(pos + tlen)
+    }
+}

@@ -1,0 +1,227 @@
+//! Parallel decompression of independent-block gzip streams, in order, with bounded memory.
+//!
+//! Each member's `HZ` subfield gives its total size, so members are split from the headers
+//! alone and decoded on all engines; at most `in_flight` members are outstanding and output is
+//! written in stream order. The recorded uncompressed size is checked against the decoded one.
+//! At the first member without the subfield (an ordinary gzip stream, or a foreign member
+//! appended) decoding falls back to sequential, member by member, on the caller's thread.
+//! The same index gives random access: [`Device::decompress_range`] decodes only the members
+//! covering the requested bytes.
+use std::collections::VecDeque;
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+
+use hyperz_engine::Format;
+
+use crate::codec::{DecodeError, DecodeErrorKind};
+use crate::container::{self, GZIP_TRAILER_LEN, HZ_HEADER_LEN};
+use crate::device::Device;
+use crate::handle::JobHandle;
+use crate::job::{decode_all, Job, JobError};
+use crate::parallel::StreamStats;
+use crate::queue::Priority;
+
+/// One member of an independent-block stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemberEntry {
+    /// Offset of the member in the compressed stream.
+    pub offset: u64,
+    /// Total member length (header to trailer).
+    pub member_len: u32,
+    /// Offset of its first byte in the uncompressed data.
+    pub raw_offset: u64,
+    /// Its uncompressed length.
+    pub raw_len: u32,
+}
+
+/// The `HZ` sizes of the member at the start of `input`, if it is a well-formed independent
+/// member header.
+fn hz_member(input: &[u8]) -> Option<container::MemberSizes> {
+    match container::parse_header(Format::Gzip, input) {
+        Ok((HZ_HEADER_LEN, Some(s)))
+            if s.member_len as usize >= HZ_HEADER_LEN + GZIP_TRAILER_LEN + 1 =>
+        {
+            Some(s)
+        }
+        _ => None,
+    }
+}
+
+/// Indexes an independent-block stream from its headers alone. Fails at the first member
+/// without an `HZ` subfield or one that runs past the end.
+pub fn member_index(input: &[u8]) -> Result<Vec<MemberEntry>, DecodeError> {
+    let (mut pos, mut raw) = (0usize, 0u64);
+    let mut index = Vec::new();
+    while pos < input.len() {
+        let s = hz_member(&input[pos..])
+            .ok_or(DecodeError::at(DecodeErrorKind::BadHeader, pos as u64))?;
+        if pos + s.member_len as usize > input.len() {
+            return Err(DecodeError::at(
+                DecodeErrorKind::Truncated,
+                input.len() as u64,
+            ));
+        }
+        index.push(MemberEntry {
+            offset: pos as u64,
+            member_len: s.member_len,
+            raw_offset: raw,
+            raw_len: s.raw_len,
+        });
+        pos += s.member_len as usize;
+        raw += s.raw_len as u64;
+    }
+    Ok(index)
+}
+
+struct Pending {
+    handle: JobHandle,
+    offset: u64,
+    raw_len: u32,
+}
+
+/// Waits for the oldest member and checks its recorded size.
+fn finish_member(p: Pending) -> Result<Vec<u8>, DecodeError> {
+    match p.handle.wait() {
+        Ok(o) if o.data.len() == p.raw_len as usize => Ok(o.data),
+        Ok(_) => Err(DecodeError::at(DecodeErrorKind::BadMemberSize, p.offset)),
+        Err(JobError::Decode(e)) => Err(e.shifted(p.offset)),
+        Err(JobError::VerifyFailed) => {
+            Err(DecodeError::at(DecodeErrorKind::EngineFailed, p.offset))
+        }
+    }
+}
+
+impl Device {
+    /// Decompresses a whole `format` stream. Independent-block gzip members are decoded on all
+    /// engines; anything else sequentially.
+    pub fn decompress(&self, format: Format, input: &[u8]) -> Result<Vec<u8>, DecodeError> {
+        let mut out = Vec::new();
+        self.decompress_stream(format, input, &mut out)
+            .map_err(|e| match e.into_inner() {
+                Some(b) => *b.downcast::<DecodeError>().expect("decode errors only"),
+                None => unreachable!("in-memory I/O does not fail"),
+            })?;
+        Ok(out)
+    }
+
+    /// Decompresses `r` into `w`. For independent-block gzip streams memory stays bounded by
+    /// `in_flight` members; an ordinary gzip, zlib or raw stream is read whole and decoded
+    /// sequentially. Decode errors come back as `InvalidData` wrapping a [`DecodeError`] with
+    /// the absolute byte offset.
+    pub fn decompress_stream<R: Read, W: Write>(
+        &self,
+        format: Format,
+        mut r: R,
+        mut w: W,
+    ) -> io::Result<StreamStats> {
+        let bad = |e: DecodeError| io::Error::new(io::ErrorKind::InvalidData, e);
+        let mut buf: Vec<u8> = Vec::new();
+        let mut base = 0u64; // stream offset of buf[0]
+        let mut eof = false;
+        let mut st = StreamStats::default();
+        let mut fill = |buf: &mut Vec<u8>, want: usize, eof: &mut bool| -> io::Result<()> {
+            let mut chunk = [0u8; 64 << 10];
+            while !*eof && buf.len() < want {
+                match r.read(&mut chunk) {
+                    Ok(0) => *eof = true,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(())
+        };
+        let mut pending: VecDeque<Pending> = VecDeque::new();
+        let in_flight = self.config().in_flight().max(1);
+        let emit = |p: Pending, w: &mut W, st: &mut StreamStats| -> io::Result<()> {
+            let data = finish_member(p).map_err(bad)?;
+            st.bytes_out += data.len() as u64;
+            w.write_all(&data)
+        };
+        if format == Format::Gzip {
+            loop {
+                fill(&mut buf, HZ_HEADER_LEN, &mut eof)?;
+                if buf.is_empty() && base > 0 {
+                    break;
+                }
+                let Some(s) = hz_member(&buf) else { break };
+                fill(&mut buf, s.member_len as usize, &mut eof)?;
+                if buf.len() < s.member_len as usize {
+                    return Err(bad(DecodeError::at(
+                        DecodeErrorKind::Truncated,
+                        base + buf.len() as u64,
+                    )));
+                }
+                while pending.len() >= in_flight {
+                    emit(pending.pop_front().expect("pending"), &mut w, &mut st)?;
+                }
+                let member: Arc<[u8]> = Arc::from(&buf[..s.member_len as usize]);
+                let handle = self.submit(Job::decompress(Format::Gzip, member), Priority::Normal);
+                pending.push_back(Pending {
+                    handle,
+                    offset: base,
+                    raw_len: s.raw_len,
+                });
+                buf.drain(..s.member_len as usize);
+                base += s.member_len as u64;
+                while pending.front().is_some_and(|p| p.handle.poll()) {
+                    emit(pending.pop_front().expect("pending"), &mut w, &mut st)?;
+                }
+            }
+        }
+        while let Some(p) = pending.pop_front() {
+            emit(p, &mut w, &mut st)?;
+        }
+        if !(eof && buf.is_empty() && base > 0) {
+            // Sequential fallback: the rest of the stream in memory, decoded member by member.
+            fill(&mut buf, usize::MAX, &mut eof)?;
+            let data = decode_all(&self.shared, format, &buf).map_err(|e| match e {
+                JobError::Decode(d) => bad(d.shifted(base)),
+                JobError::VerifyFailed => bad(DecodeError::at(DecodeErrorKind::EngineFailed, base)),
+            })?;
+            st.bytes_out += data.len() as u64;
+            w.write_all(&data)?;
+            base += buf.len() as u64;
+        }
+        st.bytes_in = base;
+        w.flush()?;
+        Ok(st)
+    }
+
+    /// Decodes `len` uncompressed bytes starting at `offset` of an independent-block stream,
+    /// touching only the members that cover them.
+    pub fn decompress_range(
+        &self,
+        input: &[u8],
+        offset: u64,
+        len: usize,
+    ) -> Result<Vec<u8>, DecodeError> {
+        let index = member_index(input)?;
+        let end = offset + len as u64;
+        let mut handles = Vec::new();
+        for m in index
+            .iter()
+            .filter(|m| m.raw_offset < end && m.raw_offset + m.raw_len as u64 > offset)
+        {
+            let bytes: Arc<[u8]> =
+                Arc::from(&input[m.offset as usize..(m.offset + m.member_len as u64) as usize]);
+            let handle = self.submit(Job::decompress(Format::Gzip, bytes), Priority::High);
+            handles.push((
+                m,
+                Pending {
+                    handle,
+                    offset: m.offset,
+                    raw_len: m.raw_len,
+                },
+            ));
+        }
+        let mut out = Vec::with_capacity(len);
+        for (m, p) in handles {
+            let data = finish_member(p)?;
+            let from = offset.saturating_sub(m.raw_offset) as usize;
+            let to = ((end - m.raw_offset) as usize).min(data.len());
+            out.extend_from_slice(&data[from..to]);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,267 @@
+//! Parallel compression of one stream (pigz's scheme, seed 000's multi-engine throughput).
+//!
+//! The input is cut into blocks of `block_size` bytes. In *dependent* mode each block is
+//! compressed with the previous 32 KiB of input as dictionary and ends byte-aligned (the last
+//! one with BFINAL); concatenated behind one header, the blocks form one standard raw, zlib or
+//! gzip stream whose trailer check is combined from per-block checks computed on the engines.
+//! In *independent* mode each block is a complete gzip member with the `HZ` size subfield
+//! (see [`container`](crate::container)), decodable in parallel and seekable.
+//!
+//! Block boundaries depend only on the byte offsets, never on how the caller chunked its
+//! writes or how many engines ran, so the output is identical for any engine count. At most
+//! `in_flight` blocks are outstanding; when the window is full the writer waits for the oldest,
+//! which bounds memory to about `in_flight * (block_size + 32 KiB)` plus their outputs.
+use std::collections::VecDeque;
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+
+use hyperz_engine::Format;
+
+use crate::container;
+use crate::device::Device;
+use crate::handle::JobHandle;
+use crate::job::{Job, WINDOW};
+use crate::queue::Priority;
+
+/// Byte counts of a finished stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamStats {
+    /// Bytes read from the input.
+    pub bytes_in: u64,
+    /// Bytes written to the output.
+    pub bytes_out: u64,
+}
+
+struct Pending {
+    handle: JobHandle,
+    raw_len: usize,
+    held: usize,
+}
+
+/// An incremental parallel compressor: push input with [`write`](Self::write), collect output
+/// chunks in order, end with [`finish`](Self::finish).
+pub struct ParallelDeflater<'d> {
+    dev: &'d Device,
+    format: Format,
+    level: u32,
+    independent: bool,
+    block_size: usize,
+    in_flight: usize,
+    /// Input not yet submitted; in dependent mode it starts with up to 32 KiB of dictionary.
+    buf: Vec<u8>,
+    dict_len: usize,
+    pending: VecDeque<Pending>,
+    header_done: bool,
+    check: u32,
+    total_in: u64,
+    total_out: u64,
+}
+
+impl<'d> ParallelDeflater<'d> {
+    /// A compressor producing one `format` stream at `level` on `dev`.
+    pub fn new(dev: &'d Device, format: Format, level: u32) -> Self {
+        Self::with_mode(dev, format, level, false)
+    }
+
+    /// A compressor producing an independent-block (multi-member gzip) stream.
+    pub fn independent(dev: &'d Device, level: u32) -> Self {
+        Self::with_mode(dev, Format::Gzip, level, true)
+    }
+
+    fn with_mode(dev: &'d Device, format: Format, level: u32, independent: bool) -> Self {
+        let cfg = dev.config();
+        // Independent members record sizes as u32; keep blocks well below that.
+        let block_size = cfg.block_size.clamp(1, 1 << 30);
+        ParallelDeflater {
+            dev,
+            format,
+            level,
+            independent,
+            block_size,
+            in_flight: cfg.in_flight().max(1),
+            buf: Vec::new(),
+            dict_len: 0,
+            pending: VecDeque::new(),
+            header_done: false,
+            check: container::check_init(format),
+            total_in: 0,
+            total_out: 0,
+        }
+    }
+
+    fn counters(&self) -> &crate::stats::Counters {
+        &self.dev.shared.counters
+    }
+
+    /// Feeds `data`; compressed output that is ready (in order) is appended to `out`.
+    pub fn write(&mut self, mut data: &[u8], out: &mut Vec<u8>) {
+        self.total_in += data.len() as u64;
+        while !data.is_empty() {
+            // Fill the current block; a full block is submitted only once a further byte
+            // exists, so the last block (BFINAL) is known without look-ahead by the caller.
+            let room = (self.dict_len + self.block_size + 1).saturating_sub(self.buf.len());
+            let take = room.min(data.len());
+            self.buf.extend_from_slice(&data[..take]);
+            self.counters().buffer_add(take);
+            data = &data[take..];
+            if self.buf.len() > self.dict_len + self.block_size {
+                self.submit_block(false, out);
+            }
+        }
+        self.drain_ready(out);
+    }
+
+    fn submit_block(&mut self, last: bool, out: &mut Vec<u8>) {
+        while self.pending.len() >= self.in_flight {
+            self.emit_front(out);
+        }
+        let end = if last {
+            self.buf.len()
+        } else {
+            self.dict_len + self.block_size
+        };
+        let raw_len = end - self.dict_len;
+        let (job, held) = if self.independent {
+            let data: Arc<[u8]> = Arc::from(&self.buf[self.dict_len..end]);
+            (Job::member(self.level, data), raw_len)
+        } else {
+            let data: Arc<[u8]> = Arc::from(&self.buf[..end]);
+            (
+                Job::block(self.format, self.level, data, self.dict_len, last),
+                end,
+            )
+        };
+        self.counters().buffer_add(held);
+        let handle = self.dev.submit(job, Priority::Normal);
+        self.pending.push_back(Pending {
+            handle,
+            raw_len,
+            held,
+        });
+        // Keep the last 32 KiB as the next block's dictionary (dependent mode only).
+        let keep_from = if self.independent {
+            end
+        } else {
+            end.saturating_sub(WINDOW)
+        };
+        self.buf.drain(..keep_from);
+        self.dict_len = end - keep_from;
+        self.counters().buffer_sub(keep_from);
+    }
+
+    fn write_header(&mut self, out: &mut Vec<u8>) {
+        if !self.header_done {
+            self.header_done = true;
+            if !self.independent {
+                let before = out.len();
+                container::write_header(self.format, self.level, out);
+                self.total_out += (out.len() - before) as u64;
+            }
+        }
+    }
+
+    fn emit_front(&mut self, out: &mut Vec<u8>) {
+        let p = self.pending.pop_front().expect("a pending block");
+        let o = p
+            .handle
+            .wait()
+            .unwrap_or_else(|e| panic!("compression job failed: {e}"));
+        self.counters().buffer_sub(p.held);
+        self.write_header(out);
+        if !self.independent {
+            self.check =
+                container::check_combine(self.format, self.check, o.check, p.raw_len as u64);
+        }
+        self.total_out += o.data.len() as u64;
+        out.extend_from_slice(&o.data);
+    }
+
+    fn drain_ready(&mut self, out: &mut Vec<u8>) {
+        while self.pending.front().is_some_and(|p| p.handle.poll()) {
+            self.emit_front(out);
+        }
+    }
+
+    /// Flushes the last block and the trailer into `out`; returns the byte counts.
+    pub fn finish(mut self, out: &mut Vec<u8>) -> StreamStats {
+        let leftover = self.buf.len();
+        if !self.independent || leftover > 0 || self.total_in == 0 {
+            self.submit_block(true, out);
+        }
+        while !self.pending.is_empty() {
+            self.emit_front(out);
+        }
+        self.write_header(out);
+        if !self.independent {
+            let before = out.len();
+            container::write_trailer(self.format, self.check, self.total_in, out);
+            self.total_out += (out.len() - before) as u64;
+        }
+        let dl = self.dict_len;
+        self.counters().buffer_sub(dl);
+        self.dict_len = 0;
+        StreamStats {
+            bytes_in: self.total_in,
+            bytes_out: self.total_out,
+        }
+    }
+}
+
+impl Device {
+    /// Compresses `input` into one `format` stream with all engines. The output is identical for
+    /// any number of engines; inputs below one block run as a single job.
+    pub fn compress(&self, format: Format, level: u32, input: &[u8]) -> Vec<u8> {
+        if input.len() <= self.config().block_size {
+            return self
+                .run(Job::compress(format, level, input))
+                .expect("compression cannot fail")
+                .data;
+        }
+        let mut out = Vec::with_capacity(input.len() / 2);
+        let mut z = ParallelDeflater::new(self, format, level);
+        z.write(input, &mut out);
+        z.finish(&mut out);
+        out
+    }
+
+    /// Compresses `input` into an independent-block gzip stream.
+    pub fn compress_independent(&self, level: u32, input: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(input.len() / 2);
+        let mut z = ParallelDeflater::independent(self, level);
+        z.write(input, &mut out);
+        z.finish(&mut out);
+        out
+    }
+
+    /// Compresses everything `r` yields into `w` as one `format` stream (or an independent-block
+    /// gzip stream when `independent`), with bounded memory.
+    pub fn compress_stream<R: Read, W: Write>(
+        &self,
+        mut r: R,
+        mut w: W,
+        format: Format,
+        level: u32,
+        independent: bool,
+    ) -> io::Result<StreamStats> {
+        let mut z = ParallelDeflater::with_mode(self, format, level, independent);
+        let mut inbuf = vec![0u8; 64 << 10];
+        let mut out = Vec::new();
+        loop {
+            let n = match r.read(&mut inbuf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            z.write(&inbuf[..n], &mut out);
+            if !out.is_empty() {
+                w.write_all(&out)?;
+                out.clear();
+            }
+        }
+        let st = z.finish(&mut out);
+        w.write_all(&out)?;
+        w.flush()?;
+        Ok(st)
+    }
+}
