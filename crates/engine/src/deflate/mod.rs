@@ -1,1 +1,334 @@
 //! DEFLATE encoding (RFC 1951) with the raw, zlib and gzip containers.
+//!
+//! Levels 0-12 each resolve once to a row of [`LEVELS`]: a parser (stored, the single-entry
+//! hash-table fast parser, greedy or lazy hash chains) and its search parameters. Input is cut
+//! into segments of [`SEGMENT`] bytes at fixed stream offsets; each segment is parsed with the
+//! preceding window as history and ends its last block, so the compressed bytes depend only on
+//! the data (and the flush points the caller asked for), never on how the input was split into
+//! calls. Blocks are emitted as the cheapest of stored, fixed and dynamic Huffman by exact cost
+//! (see [`block`]), and end when the symbol buffer fills or the statistics shift ([`split`]).
+#![forbid(unsafe_code)]
+
+mod bitwriter;
+mod block;
+mod container;
+mod ctx;
+mod huffman;
+mod matchfind;
+mod split;
+mod strategy;
+mod stream;
+mod tables;
+
+pub use stream::Deflater;
+
+use crate::checksum::{adler32, crc32};
+use crate::format::{Format, GzipHeader};
+use ctx::Ctx;
+
+/// Bytes per segment: the unit of deterministic parsing (history = the preceding window).
+/// 256 KiB keeps a streaming compressor's buffer small while re-hashing the 32 KiB history
+/// costs at most an eighth more insertions.
+pub const SEGMENT: usize = 256 * 1024;
+
+/// zlib's compression strategies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// Normal LZ77 + Huffman.
+    Default,
+    /// Drop matches shorter than 6 (data with small random variations).
+    Filtered,
+    /// Literals only.
+    HuffmanOnly,
+    /// Distance-1 matches only.
+    Rle,
+    /// Fixed Huffman codes only (stored blocks still allowed).
+    Fixed,
+}
+
+/// zlib's flush modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flush {
+    /// Buffer as much as useful.
+    None,
+    /// Emit pending data, then an empty fixed block (10 bits).
+    Partial,
+    /// Emit pending data, then an empty stored block: output is byte aligned.
+    Sync,
+    /// Like `Sync`, and forget the history so decoding can restart here.
+    Full,
+    /// Complete the current block without alignment.
+    Block,
+    /// Finish the stream (final block, trailer).
+    Finish,
+}
+
+/// Compression parameters (zlib's deflateInit2 arguments).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// 0 (stored) ..= 12 (smallest output).
+    pub level: u32,
+    /// zlib strategy.
+    pub strategy: Strategy,
+    /// log2 of the window, 9..=15.
+    pub window_bits: u8,
+    /// Memory level 1..=9: hash-table and block-buffer size.
+    pub mem_level: u8,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            level: 6,
+            strategy: Strategy::Default,
+            window_bits: 15,
+            mem_level: 8,
+        }
+    }
+}
+
+/// Result of one [`Deflater::deflate`] call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeflateStatus {
+    /// Input bytes taken.
+    pub consumed: usize,
+    /// Output bytes written.
+    pub produced: usize,
+    /// `Finish` completed: the whole stream, trailer included, has been written.
+    pub done: bool,
+}
+
+/// Compression errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeflateError {
+    /// A parameter is out of range (level, window bits, memory level, prime bits).
+    BadParams,
+    /// The stream was finished; only `Finish` calls without input are allowed (until `reset`).
+    StreamFinished,
+    /// No progress was possible (no output space, or nothing to do for this flush).
+    BufferError,
+    /// The call is not allowed in the current state (e.g. a dictionary after data, or on gzip).
+    BadState,
+}
+
+impl std::fmt::Display for DeflateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = match self {
+            DeflateError::BadParams => "invalid compression parameter",
+            DeflateError::StreamFinished => "stream already finished",
+            DeflateError::BufferError => "no progress possible",
+            DeflateError::BadState => "operation not allowed in the current stream state",
+        };
+        f.write_str(s)
+    }
+}
+
+impl std::error::Error for DeflateError {}
+
+/// The parser a level uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parser {
+    /// Stored blocks only.
+    Stored,
+    /// Single-entry hash table, greedy.
+    Fast,
+    /// Hash chains, greedy.
+    Greedy,
+    /// Hash chains, one-step lazy.
+    Lazy,
+}
+
+/// One row of the level table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelRow {
+    /// The parser.
+    pub parser: Parser,
+    /// Chain candidates examined per position (Fast: positions hashed inside a match).
+    pub depth: u32,
+    /// Stop searching at a match this long.
+    pub nice: u32,
+}
+
+const fn row(parser: Parser, depth: u32, nice: u32) -> LevelRow {
+    LevelRow {
+        parser,
+        depth,
+        nice,
+    }
+}
+
+/// The level table. Depths and nice lengths follow the speed/ratio curve measured with
+/// `examples/deflate_speed.rs` on the corpus: each level roughly doubles the search effort.
+pub const LEVELS: [LevelRow; 13] = [
+    row(Parser::Stored, 0, 0),
+    row(Parser::Fast, 2, 258),
+    row(Parser::Greedy, 6, 16),
+    row(Parser::Greedy, 12, 24),
+    row(Parser::Lazy, 12, 32),
+    row(Parser::Lazy, 24, 64),
+    row(Parser::Lazy, 40, 128),
+    row(Parser::Lazy, 100, 160),
+    row(Parser::Lazy, 300, 258),
+    row(Parser::Lazy, 600, 258),
+    row(Parser::Lazy, 1200, 258),
+    row(Parser::Lazy, 2400, 258),
+    row(Parser::Lazy, 4096, 258),
+];
+
+/// Builds a context for the parameters (validated by the caller).
+fn make_ctx(p: &Params) -> Ctx {
+    let mut c = Ctx::new(LEVELS[p.level as usize], p.window_bits, p.mem_level);
+    apply_strategy(&mut c, p.strategy);
+    c
+}
+
+fn apply_strategy(c: &mut Ctx, s: Strategy) {
+    c.codes = if s == Strategy::Fixed {
+        block::BlockCodes::FixedOnly
+    } else {
+        block::BlockCodes::Any
+    };
+    c.min_match = if s == Strategy::Filtered { 6 } else { 3 };
+}
+
+/// Parses and emits `buf[start..]` (history `buf[..start]`); ends the last block, with BFINAL
+/// if `last`. Writes nothing for an empty non-final segment.
+fn compress_segment(ctx: &mut Ctx, strategy: Strategy, buf: &[u8], start: usize, last: bool) {
+    ctx.begin(start);
+    if ctx.row.parser == Parser::Stored {
+        strategy::stored::run(ctx, buf, start, last);
+        return;
+    }
+    if start == buf.len() && !last {
+        return;
+    }
+    match (strategy, ctx.row.parser) {
+        (Strategy::HuffmanOnly, _) => strategy::huffman_only::run(ctx, buf, start),
+        (Strategy::Rle, _) => strategy::rle::run(ctx, buf, start),
+        (_, Parser::Fast) => strategy::fast::run(ctx, buf, start),
+        (_, Parser::Greedy) => strategy::lazy::run(ctx, buf, start, false),
+        _ => strategy::lazy::run(ctx, buf, start, true),
+    }
+    if ctx.block_start < buf.len() || !ctx.sb.syms.is_empty() || last {
+        ctx.end_block(buf, buf.len(), last);
+    }
+}
+
+/// Compresses `data[pos..end]` as one segment with up to a window of history before `pos`.
+fn segment(ctx: &mut Ctx, strategy: Strategy, data: &[u8], pos: usize, end: usize, last: bool) {
+    let hist = pos.saturating_sub(ctx.max_dist);
+    compress_segment(ctx, strategy, &data[hist..end], pos - hist, last);
+}
+
+/// Compresses all of `data[pos..]` (history before `pos`): whole segments while more than one
+/// segment remains, then the rest with BFINAL = `last`.
+fn compress_all(ctx: &mut Ctx, strategy: Strategy, data: &[u8], mut pos: usize, last: bool) {
+    while data.len() - pos > SEGMENT {
+        segment(ctx, strategy, data, pos, pos + SEGMENT, false);
+        pos += SEGMENT;
+    }
+    segment(ctx, strategy, data, pos, data.len(), last);
+}
+
+/// Bytes of container overhead around the default-header stream.
+fn container_len(format: Format) -> usize {
+    match format {
+        Format::Raw => 0,
+        Format::Zlib => 6,
+        Format::Gzip => container::GZIP_MIN_HEADER + container::GZIP_TRAILER,
+    }
+}
+
+/// An upper bound on [`compress`]'s output for `input_len` bytes, never exceeded at any level;
+/// at least zlib's compressBound so zlib callers' buffers suffice.
+pub fn compress_bound(format: Format, input_len: usize) -> usize {
+    // Every block costs at most its stored size; blocks cover >= 8 KiB except one per segment,
+    // so the overhead is < 5.25 bytes per 8 KiB plus one block per segment: below n/1024.
+    input_len + (input_len >> 10) + 64 + container_len(format)
+}
+
+/// Compresses a whole buffer at `level` (clamped to 12) with default parameters.
+pub fn compress(format: Format, input: &[u8], level: u32) -> Vec<u8> {
+    let mut out =
+        Vec::with_capacity(compress_bound(format, input.len()).min(input.len() / 2 + 1024));
+    Compressor::new(level).compress(format, input, &mut out);
+    out
+}
+
+/// Reusable whole-buffer compressor (keeps its match-finder allocations between calls).
+pub struct Compressor {
+    level: u32,
+    ctx: Ctx,
+    scratch: Vec<u8>,
+}
+
+impl Compressor {
+    /// A compressor for `level` (clamped to 0..=12) with default parameters.
+    pub fn new(level: u32) -> Self {
+        let p = Params {
+            level: level.min(12),
+            ..Params::default()
+        };
+        Compressor {
+            level: p.level,
+            ctx: make_ctx(&p),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Compresses `input` as one complete stream in `format`, appending to `out`.
+    pub fn compress(&mut self, format: Format, input: &[u8], out: &mut Vec<u8>) {
+        self.ctx.w.clear();
+        self.ctx.w.out = std::mem::take(out);
+        match format {
+            Format::Raw => {}
+            Format::Zlib => {
+                container::zlib_header(&mut self.ctx.w.out, 15, self.level, false, None)
+            }
+            Format::Gzip => {
+                let xfl = container::gzip_xfl(self.level, false);
+                container::gzip_header(&mut self.ctx.w.out, &GzipHeader::default(), xfl)
+            }
+        }
+        compress_all(&mut self.ctx, Strategy::Default, input, 0, true);
+        self.ctx.w.align();
+        match format {
+            Format::Raw => {}
+            Format::Zlib => {
+                let a = adler32(1, input);
+                self.ctx.w.out.extend_from_slice(&a.to_be_bytes());
+            }
+            Format::Gzip => {
+                let c = crc32(0, input);
+                self.ctx.w.out.extend_from_slice(&c.to_le_bytes());
+                self.ctx
+                    .w
+                    .out
+                    .extend_from_slice(&(input.len() as u32).to_le_bytes());
+            }
+        }
+        *out = std::mem::take(&mut self.ctx.w.out);
+    }
+
+    /// For the parallel runtime (pigz-style): raw DEFLATE for `input`, with `dict` (the up to
+    /// 32 KiB preceding input) as history for matches. If `last`, the final block has BFINAL=1;
+    /// otherwise the output ends byte-aligned with an empty stored block (sync-flush marker
+    /// 00 00 ff ff) so blocks from different threads concatenate into one valid stream. Output
+    /// depends only on (level, dict, input, last). Appends to `out`.
+    pub fn compress_raw_chunk(&mut self, dict: &[u8], input: &[u8], last: bool, out: &mut Vec<u8>) {
+        let d = &dict[dict.len().saturating_sub(self.ctx.max_dist)..];
+        let mut s = std::mem::take(&mut self.scratch);
+        s.clear();
+        s.extend_from_slice(d);
+        s.extend_from_slice(input);
+        self.ctx.w.clear();
+        self.ctx.w.out = std::mem::take(out);
+        compress_all(&mut self.ctx, Strategy::Default, &s, d.len(), last);
+        if !last {
+            block::write_stored(&mut self.ctx.w, &[], false);
+        }
+        self.ctx.w.align();
+        *out = std::mem::take(&mut self.ctx.w.out);
+        self.scratch = s;
+    }
+}

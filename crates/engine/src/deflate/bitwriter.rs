@@ -1,0 +1,64 @@
+//! LSB-first bit writer for DEFLATE. Bits accumulate in a 64-bit register and leave it four
+//! bytes at a time, so one `put` of up to 32 bits costs a shift, an or and (sometimes) a store.
+//! Whole bytes go to `out`; fewer than 32 bits may stay in the register until `flush_bytes`.
+#![forbid(unsafe_code)]
+
+/// Accumulates bits and appends completed bytes to `out`.
+#[derive(Default, Debug)]
+pub struct BitWriter {
+    /// Completed output bytes.
+    pub out: Vec<u8>,
+    buf: u64,
+    n: u32,
+}
+
+impl BitWriter {
+    /// Appends the low `n` (<= 32) bits of `bits`.
+    #[inline(always)]
+    pub fn put(&mut self, bits: u32, n: u32) {
+        debug_assert!(n <= 32 && (n == 32 || bits >> n == 0));
+        self.buf |= (bits as u64) << self.n;
+        self.n += n;
+        if self.n >= 32 {
+            self.out.extend_from_slice(&(self.buf as u32).to_le_bytes());
+            self.buf >>= 32;
+            self.n -= 32;
+        }
+    }
+
+    /// Moves every complete byte from the register to `out`; fewer than 8 bits remain.
+    pub fn flush_bytes(&mut self) {
+        while self.n >= 8 {
+            self.out.push(self.buf as u8);
+            self.buf >>= 8;
+            self.n -= 8;
+        }
+    }
+
+    /// Pads with zero bits to a byte boundary and flushes.
+    pub fn align(&mut self) {
+        self.flush_bytes();
+        if self.n > 0 {
+            self.out.push(self.buf as u8);
+            self.buf = 0;
+            self.n = 0;
+        }
+    }
+
+    /// Bits not yet in `out` (after `flush_bytes` this is < 8).
+    pub fn bits_in_register(&self) -> u32 {
+        self.n
+    }
+
+    /// Bit position modulo 8 of the next bit written.
+    pub fn bit_phase(&self) -> u32 {
+        self.n & 7
+    }
+
+    /// Clears everything, keeping the allocation.
+    pub fn clear(&mut self) {
+        self.out.clear();
+        self.buf = 0;
+        self.n = 0;
+    }
+}

@@ -1,0 +1,289 @@
+//! Block emission: the symbol buffer a parser fills, and the encoder that writes it as whichever
+//! of stored, fixed-Huffman or dynamic-Huffman costs the fewest bits — the costs are computed
+//! exactly (header, code-length RLE, extra bits, stored padding), not estimated.
+//!
+//! Symbols are packed in a `u32`: a literal is its byte value; a match is
+//! `MATCH_FLAG | length << 16 | distance`.
+#![forbid(unsafe_code)]
+
+use super::bitwriter::BitWriter;
+use super::huffman::{build_codes, build_lengths};
+use super::tables::*;
+
+/// Marks a match in the symbol buffer.
+pub const MATCH_FLAG: u32 = 1 << 31;
+
+/// Symbols and their frequencies for the block being built.
+pub struct SymBuf {
+    /// The parsed symbols.
+    pub syms: Vec<u32>,
+    /// Literal/length symbol frequencies (257..286 are lengths).
+    pub lit_freq: [u32; 288],
+    /// Distance symbol frequencies.
+    pub dist_freq: [u32; 30],
+    /// Count of extra bits the matches carry.
+    pub extra_bits: u64,
+}
+
+impl Default for SymBuf {
+    fn default() -> Self {
+        SymBuf {
+            syms: Vec::new(),
+            lit_freq: [0; 288],
+            dist_freq: [0; 30],
+            extra_bits: 0,
+        }
+    }
+}
+
+impl SymBuf {
+    /// Empties the buffer.
+    pub fn clear(&mut self) {
+        self.syms.clear();
+        self.lit_freq = [0; 288];
+        self.dist_freq = [0; 30];
+        self.extra_bits = 0;
+    }
+    /// Records a literal.
+    #[inline(always)]
+    pub fn lit(&mut self, b: u8) {
+        self.syms.push(b as u32);
+        self.lit_freq[b as usize] += 1;
+    }
+    /// Records a match (3 <= len <= 258, 1 <= dist <= 32768).
+    #[inline(always)]
+    pub fn matched(&mut self, len: u32, dist: u32) {
+        debug_assert!((3..=258).contains(&len) && (1..=32768).contains(&dist));
+        self.syms.push(MATCH_FLAG | len << 16 | dist);
+        let ls = LEN_SYM[len as usize] as usize;
+        let ds = dist_sym(dist);
+        self.lit_freq[257 + ls] += 1;
+        self.dist_freq[ds] += 1;
+        self.extra_bits += (LEN_EXTRA[ls] + DIST_EXTRA[ds]) as u64;
+    }
+}
+
+/// Bits a run of stored blocks for `len` bytes costs when the writer is at `phase` bits past a
+/// byte boundary.
+pub fn stored_cost(len: usize, phase: u32) -> u64 {
+    let pieces = len.div_ceil(65535).max(1) as u64;
+    let first_pad = (8 - (phase + 3) % 8) % 8;
+    let rest_pad = 5; // after the first piece the writer is byte aligned: 3 header bits + 5 pad
+    pieces * (3 + 32) + first_pad as u64 + (pieces - 1) * rest_pad + 8 * len as u64
+}
+
+/// Writes `data` as stored blocks; the last piece has BFINAL = `last`.
+pub fn write_stored(w: &mut BitWriter, data: &[u8], last: bool) {
+    let mut chunks = data.chunks(65535).peekable();
+    if data.is_empty() {
+        put_stored_piece(w, &[], last);
+        return;
+    }
+    while let Some(c) = chunks.next() {
+        let fin = last && chunks.peek().is_none();
+        put_stored_piece(w, c, fin);
+    }
+}
+
+fn put_stored_piece(w: &mut BitWriter, c: &[u8], fin: bool) {
+    w.put(fin as u32, 3);
+    w.align();
+    let n = c.len() as u16;
+    w.out.extend_from_slice(&n.to_le_bytes());
+    w.out.extend_from_slice(&(!n).to_le_bytes());
+    w.out.extend_from_slice(c);
+}
+
+/// Which Huffman codes a block may use.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BlockCodes {
+    /// Cheapest of stored, fixed and dynamic.
+    Any,
+    /// Stored or fixed only (zlib's Z_FIXED).
+    FixedOnly,
+}
+
+/// Reusable scratch for dynamic-code construction.
+#[derive(Default)]
+pub struct Encoder {
+    lit_lens: Vec<u8>,
+    dist_lens: Vec<u8>,
+    lit_codes: Vec<u16>,
+    dist_codes: Vec<u16>,
+    rle: Vec<(u8, u8)>,
+}
+
+impl Encoder {
+    /// Ends a block: writes `sb`'s symbols (which encode exactly `raw`) as the cheapest block
+    /// type, with BFINAL = `last`. Clears `sb`.
+    pub fn write_block(
+        &mut self,
+        w: &mut BitWriter,
+        sb: &mut SymBuf,
+        raw: &[u8],
+        last: bool,
+        codes: BlockCodes,
+    ) {
+        sb.lit_freq[256] = 1;
+        self.lit_lens.resize(288, 0);
+        self.dist_lens.resize(30, 0);
+        build_lengths(&sb.lit_freq[..286], 15, &mut self.lit_lens[..286]);
+        self.lit_lens[286] = 0;
+        self.lit_lens[287] = 0;
+        if sb.dist_freq.iter().all(|&f| f == 0) {
+            self.dist_lens.fill(0);
+            self.dist_lens[0] = 1;
+            self.dist_lens[1] = 1;
+        } else {
+            build_lengths(&sb.dist_freq, 15, &mut self.dist_lens);
+        }
+        let hlit = 257
+            + self.lit_lens[257..286]
+                .iter()
+                .rposition(|&l| l != 0)
+                .map_or(0, |p| p + 1);
+        let hdist = 1 + self.dist_lens[1..30]
+            .iter()
+            .rposition(|&l| l != 0)
+            .map_or(0, |p| p + 1);
+        // Code-length RLE.
+        self.rle.clear();
+        let mut all: Vec<u8> = Vec::with_capacity(hlit + hdist);
+        all.extend_from_slice(&self.lit_lens[..hlit]);
+        all.extend_from_slice(&self.dist_lens[..hdist]);
+        rle_lengths(&all, &mut self.rle);
+        let mut cl_freq = [0u32; 19];
+        for &(s, _) in &self.rle {
+            cl_freq[s as usize] += 1;
+        }
+        let mut cl_lens = [0u8; 19];
+        build_lengths(&cl_freq, 7, &mut cl_lens);
+        let hclen = 4 + CLEN_ORDER[4..]
+            .iter()
+            .rposition(|&s| cl_lens[s] != 0)
+            .map_or(0, |p| p + 1);
+        let sym_bits = |ll: &[u8], dl: &[u8]| -> u64 {
+            let a: u64 = (0..286).map(|s| sb.lit_freq[s] as u64 * ll[s] as u64).sum();
+            let b: u64 = (0..30).map(|s| sb.dist_freq[s] as u64 * dl[s] as u64).sum();
+            a + b + sb.extra_bits
+        };
+        let cl_bits: u64 = (0..19)
+            .map(|s| cl_freq[s] as u64 * cl_lens[s] as u64)
+            .sum::<u64>()
+            + 2 * cl_freq[16] as u64
+            + 3 * cl_freq[17] as u64
+            + 7 * cl_freq[18] as u64;
+        let dyn_cost =
+            3 + 14 + 3 * hclen as u64 + cl_bits + sym_bits(&self.lit_lens, &self.dist_lens);
+        let fl = fixed_litlen_lens();
+        let fd = fixed_dist_lens();
+        let fixed_cost = 3 + sym_bits(&fl, &fd);
+        let st_cost = stored_cost(raw.len(), w.bit_phase());
+        let use_dyn = codes == BlockCodes::Any && dyn_cost < fixed_cost;
+        let best = if use_dyn { dyn_cost } else { fixed_cost };
+        if st_cost <= best {
+            write_stored(w, raw, last);
+        } else if use_dyn {
+            w.put(last as u32 | 2 << 1, 3);
+            w.put((hlit - 257) as u32, 5);
+            w.put((hdist - 1) as u32, 5);
+            w.put((hclen - 4) as u32, 4);
+            for &s in &CLEN_ORDER[..hclen] {
+                w.put(cl_lens[s] as u32, 3);
+            }
+            let mut cl_codes = [0u16; 19];
+            build_codes(&cl_lens, &mut cl_codes);
+            for &(s, x) in &self.rle {
+                w.put(cl_codes[s as usize] as u32, cl_lens[s as usize] as u32);
+                match s {
+                    16 => w.put(x as u32, 2),
+                    17 => w.put(x as u32, 3),
+                    18 => w.put(x as u32, 7),
+                    _ => {}
+                }
+            }
+            self.write_syms(w, sb, last, false);
+        } else {
+            w.put(last as u32 | 1 << 1, 3);
+            self.write_syms(w, sb, last, true);
+        }
+        sb.clear();
+    }
+
+    fn write_syms(&mut self, w: &mut BitWriter, sb: &SymBuf, _last: bool, fixed: bool) {
+        if fixed {
+            self.lit_lens.clear();
+            self.lit_lens.extend_from_slice(&fixed_litlen_lens());
+            self.dist_lens.clear();
+            self.dist_lens.extend_from_slice(&fixed_dist_lens()[..30]);
+        }
+        self.lit_codes.resize(288, 0);
+        self.dist_codes.resize(30, 0);
+        build_codes(&self.lit_lens, &mut self.lit_codes);
+        build_codes(&self.dist_lens, &mut self.dist_codes);
+        // Pack (code | extra << len) per symbol so the hot loop does two puts per match.
+        let (lc, ll, dc, dl) = (
+            &self.lit_codes,
+            &self.lit_lens,
+            &self.dist_codes,
+            &self.dist_lens,
+        );
+        for &s in &sb.syms {
+            if s & MATCH_FLAG == 0 {
+                w.put(lc[s as usize] as u32, ll[s as usize] as u32);
+            } else {
+                let len = (s >> 16) & 0x1ff;
+                let dist = s & 0xffff;
+                let dist = if dist == 0 { 32768 } else { dist };
+                let ls = LEN_SYM[len as usize] as usize;
+                let le = LEN_EXTRA[ls] as u32;
+                let bits = lc[257 + ls] as u32 | (len - LEN_BASE[ls] as u32) << ll[257 + ls];
+                w.put(bits, ll[257 + ls] as u32 + le);
+                let ds = dist_sym(dist);
+                let de = DIST_EXTRA[ds] as u32;
+                let bits = dc[ds] as u32 | (dist - DIST_BASE[ds] as u32) << dl[ds];
+                w.put(bits, dl[ds] as u32 + de);
+            }
+        }
+        w.put(lc[256] as u32, ll[256] as u32);
+    }
+}
+
+/// Run-length codes a sequence of code lengths with symbols 16 (repeat previous 3-6),
+/// 17 (zeros 3-10) and 18 (zeros 11-138); each entry is (symbol, extra-bits value).
+fn rle_lengths(lens: &[u8], out: &mut Vec<(u8, u8)>) {
+    let mut i = 0;
+    while i < lens.len() {
+        let l = lens[i];
+        let mut run = 1;
+        while i + run < lens.len() && lens[i + run] == l {
+            run += 1;
+        }
+        i += run;
+        if l == 0 {
+            while run >= 11 {
+                let r = run.min(138);
+                out.push((18, (r - 11) as u8));
+                run -= r;
+            }
+            if run >= 3 {
+                out.push((17, (run - 3) as u8));
+                run = 0;
+            }
+            for _ in 0..run {
+                out.push((0, 0));
+            }
+        } else {
+            out.push((l, 0));
+            run -= 1;
+            while run >= 3 {
+                let r = run.min(6);
+                out.push((16, (r - 3) as u8));
+                run -= r;
+            }
+            for _ in 0..run {
+                out.push((l, 0));
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The per-stream compression context every strategy works on: the resolved level row, the bit
+//! writer, the symbol buffer with the start of the open block, and the block encoder. A
+//! strategy parses `buf[start..]` (with `buf[..start]` as history) and calls [`Ctx::sym_done`]
+//! after each symbol so blocks end when the symbol buffer is full or the statistics shift.
+#![forbid(unsafe_code)]
+
+use super::bitwriter::BitWriter;
+use super::block::{BlockCodes, Encoder, SymBuf};
+use super::matchfind::Chains;
+use super::split::Splitter;
+use super::LevelRow;
+
+/// Compression state shared by the strategies.
+pub struct Ctx {
+    /// The level's strategy and search parameters.
+    pub row: LevelRow,
+    /// Output bits.
+    pub w: BitWriter,
+    /// Symbols of the open block.
+    pub sb: SymBuf,
+    /// Position in the segment buffer where the open block starts.
+    pub block_start: usize,
+    /// Symbols per block before it must end (from memLevel).
+    pub max_syms: usize,
+    /// Largest distance a match may have (the window size).
+    pub max_dist: usize,
+    /// Huffman-code restriction (Z_FIXED).
+    pub codes: BlockCodes,
+    /// Minimum match length (6 for Z_FILTERED, else 3).
+    pub min_match: usize,
+    /// Hash chains (greedy and lazy tiers), allocated on first use.
+    pub chains: Option<Chains>,
+    /// Single-entry hash table of the fastest tier, allocated on first use.
+    pub table: Vec<u32>,
+    /// log2 of the hash-chain bucket count (from memLevel).
+    pub hash_bits: u32,
+    /// log2 of the window size.
+    pub window_bits: u8,
+    enc: Encoder,
+    split: Splitter,
+}
+
+impl Ctx {
+    /// A context for `row` with a window of `1 << window_bits` and `mem_level` sized buffers.
+    pub fn new(row: LevelRow, window_bits: u8, mem_level: u8) -> Ctx {
+        Ctx {
+            row,
+            w: BitWriter::default(),
+            sb: SymBuf::default(),
+            block_start: 0,
+            max_syms: (1usize << (mem_level as u32 + 6)).max(16384),
+            max_dist: 1usize << window_bits,
+            codes: BlockCodes::Any,
+            min_match: 3,
+            chains: None,
+            table: Vec::new(),
+            hash_bits: (mem_level as u32 + 7).clamp(10, 16),
+            window_bits,
+            enc: Encoder::default(),
+            split: Splitter::default(),
+        }
+    }
+
+    /// Called by a strategy after recording symbols up to (not including) `pos`: ends the
+    /// block there if it is full or the splitter sees a change of statistics.
+    #[inline(always)]
+    pub fn sym_done(&mut self, buf: &[u8], pos: usize) {
+        let n = self.sb.syms.len();
+        if n >= self.max_syms
+            || (n & 511 == 0 && self.split.should_split(&self.sb, pos - self.block_start))
+        {
+            self.end_block(buf, pos, false);
+        }
+    }
+
+    /// Writes the open block covering `buf[block_start..pos]`.
+    pub fn end_block(&mut self, buf: &[u8], pos: usize, last: bool) {
+        let raw = &buf[self.block_start..pos];
+        self.enc
+            .write_block(&mut self.w, &mut self.sb, raw, last, self.codes);
+        self.block_start = pos;
+        self.split.reset();
+    }
+
+    /// The hash chains, reset for a new segment.
+    pub fn take_chains(&mut self) -> Chains {
+        let mut c = self
+            .chains
+            .take()
+            .unwrap_or_else(|| Chains::new(self.window_bits, self.hash_bits));
+        c.reset();
+        c
+    }
+
+    /// Starts a segment at `start` with no open symbols.
+    pub fn begin(&mut self, start: usize) {
+        self.sb.clear();
+        self.block_start = start;
+        self.split.reset();
+    }
+}

@@ -1,0 +1,147 @@
+//! Hash-chain match finder (zlib/libdeflate "hc" design) for the greedy and lazy tiers.
+//!
+//! `head[h]` holds the most recent position (+1) whose first three bytes hash to `h`;
+//! `prev[p & mask]` links each position to the previous one with the same hash. A search walks
+//! the chain newest-first up to `depth` candidates, comparing eight bytes at a time, and stops
+//! early at `nice` length. Positions are relative to the segment buffer, which the caller
+//! rebuilds per segment (history + new data), so tables are reset per segment: this keeps the
+//! output a function of (history, data) only, which makes streaming deterministic.
+#![forbid(unsafe_code)]
+
+/// Longest DEFLATE match.
+pub const MAX_MATCH: usize = 258;
+
+/// Reads eight bytes little-endian at `i` (caller guarantees `i + 8 <= buf.len()`).
+#[inline(always)]
+pub fn load64(buf: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(buf[i..i + 8].try_into().unwrap())
+}
+
+/// Reads four bytes little-endian at `i`.
+#[inline(always)]
+pub fn load32(buf: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(buf[i..i + 4].try_into().unwrap())
+}
+
+/// Length of the common prefix of `buf[a..]` and `buf[b..]`, at most `max`
+/// (caller guarantees `b + max <= buf.len()` and `a < b`).
+#[inline(always)]
+pub fn match_len(buf: &[u8], a: usize, b: usize, max: usize) -> usize {
+    let mut n = 0;
+    while n + 8 <= max {
+        let x = load64(buf, a + n) ^ load64(buf, b + n);
+        if x != 0 {
+            return n + (x.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    while n < max && buf[a + n] == buf[b + n] {
+        n += 1;
+    }
+    n
+}
+
+/// Hash chains over one segment buffer.
+pub struct Chains {
+    head: Vec<u32>,
+    prev: Vec<u32>,
+    hash_bits: u32,
+    mask: usize,
+    /// Next position to insert.
+    pub next: usize,
+}
+
+impl Chains {
+    /// Tables for a window of `1 << window_bits` and `1 << hash_bits` buckets.
+    pub fn new(window_bits: u8, hash_bits: u32) -> Chains {
+        let w = 1usize << window_bits;
+        Chains {
+            head: vec![0; 1 << hash_bits],
+            prev: vec![0; w],
+            hash_bits,
+            mask: w - 1,
+            next: 0,
+        }
+    }
+
+    /// Empties the tables.
+    pub fn reset(&mut self) {
+        self.head.fill(0);
+        self.next = 0;
+    }
+
+    #[inline(always)]
+    fn hash(&self, buf: &[u8], p: usize) -> usize {
+        ((load32(buf, p) & 0xff_ffff).wrapping_mul(0x9E37_79B1) >> (32 - self.hash_bits)) as usize
+    }
+
+    /// Inserts every position from `self.next` up to `to` (exclusive) that has four readable bytes.
+    #[inline(always)]
+    pub fn insert_to(&mut self, buf: &[u8], to: usize) {
+        let lim = to.min(buf.len().saturating_sub(3));
+        while self.next < lim {
+            let p = self.next;
+            let h = self.hash(buf, p);
+            self.prev[p & self.mask] = self.head[h];
+            self.head[h] = p as u32 + 1;
+            self.next += 1;
+        }
+        self.next = self.next.max(to);
+    }
+
+    /// Best match at `pos` longer than `best` (returns (len, dist); len <= best means none).
+    /// Inserts positions up to and including `pos`.
+    #[inline(always)]
+    pub fn find(
+        &mut self,
+        buf: &[u8],
+        pos: usize,
+        best: usize,
+        depth: u32,
+        nice: usize,
+        max_dist: usize,
+    ) -> (usize, usize) {
+        self.insert_to(buf, pos);
+        let end = buf.len();
+        if pos + 4 > end {
+            return (0, 0);
+        }
+        let h = self.hash(buf, pos);
+        let mut cur = self.head[h] as usize;
+        self.prev[pos & self.mask] = cur as u32;
+        self.head[h] = pos as u32 + 1;
+        self.next = pos + 1;
+        let max = (end - pos).min(MAX_MATCH);
+        let nice = nice.min(max);
+        let (mut best_len, mut best_dist) = (best, 0);
+        let mut depth = depth;
+        while cur != 0 && depth > 0 {
+            let c = cur - 1;
+            if pos - c > max_dist {
+                break;
+            }
+            // Quick reject: the byte that would extend the best match must agree.
+            if best_len < max && buf[c + best_len] == buf[pos + best_len] {
+                let l = match_len(buf, c, pos, max);
+                if l > best_len {
+                    best_len = l;
+                    best_dist = pos - c;
+                    if l >= nice {
+                        break;
+                    }
+                }
+            }
+            let nx = self.prev[c & self.mask] as usize;
+            if nx >= cur {
+                break;
+            }
+            cur = nx;
+            depth -= 1;
+        }
+        if best_dist == 0 {
+            (0, 0)
+        } else {
+            (best_len, best_dist)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Block splitting on symbol statistics (the idea of libdeflate's block splitter).
+//!
+//! Every 512 symbols the splitter compares the distribution of the most recent 512 symbols,
+//! bucketed coarsely (literal high nibbles, length classes, a match bucket), with the
+//! distribution of the block so far. When the L1 distance of the normalised histograms is large,
+//! the data has changed character and one Huffman code would fit both halves badly, so the block
+//! ends. Blocks shorter than `MIN_BLOCK_BYTES` are never split so that the stored-block fallback
+//! keeps its overhead inside the size bound.
+#![forbid(unsafe_code)]
+
+use super::block::{SymBuf, MATCH_FLAG};
+
+/// Observation window in symbols.
+const WINDOW: usize = 512;
+/// Smallest block (in input bytes) the splitter may end: keeps per-block overhead < 0.1 %.
+const MIN_BLOCK_BYTES: usize = 8192;
+/// Number of statistic buckets.
+const NB: usize = 18;
+/// Split threshold on the scaled L1 distance (out of 2 * WINDOW * total); tuned on the corpus.
+const THRESHOLD_PERMILLE: u64 = 200;
+
+/// Running histograms of the open block.
+#[derive(Default)]
+pub struct Splitter {
+    block: [u32; NB],
+    block_total: u32,
+}
+
+fn bucket(s: u32) -> usize {
+    if s & MATCH_FLAG == 0 {
+        (s as usize >> 4) & 15
+    } else if (s >> 16) & 0x1ff < 9 {
+        16
+    } else {
+        17
+    }
+}
+
+impl Splitter {
+    /// Forgets the block statistics.
+    pub fn reset(&mut self) {
+        self.block = [0; NB];
+        self.block_total = 0;
+    }
+
+    /// Looks at the last `WINDOW` symbols of `sb`; returns whether the block should end before
+    /// them... (they are kept: the split point is the current position).
+    pub fn should_split(&mut self, sb: &SymBuf, block_bytes: usize) -> bool {
+        let n = sb.syms.len();
+        if n < WINDOW {
+            return false;
+        }
+        let mut recent = [0u32; NB];
+        for &s in &sb.syms[n - WINDOW..] {
+            recent[bucket(s)] += 1;
+        }
+        let mut split = false;
+        if self.block_total as usize >= 2 * WINDOW && block_bytes >= MIN_BLOCK_BYTES {
+            let t = self.block_total as u64;
+            let w = WINDOW as u64;
+            let dist: u64 = (0..NB)
+                .map(|i| (recent[i] as u64 * t).abs_diff(self.block[i] as u64 * w))
+                .sum();
+            split = dist * 1000 > THRESHOLD_PERMILLE * 2 * w * t;
+        }
+        if !split {
+            for i in 0..NB {
+                self.block[i] += recent[i];
+            }
+            self.block_total += WINDOW as u32;
+        }
+        split
+    }
+}

@@ -1,0 +1,79 @@
+//! The fastest tier (levels 1-3): a single-entry hash table keyed by four bytes, greedy parsing.
+//!
+//! Each position looks up the one previous position with the same 4-byte hash; a match of at
+//! least four bytes is taken at once. Inside a match only the first `insert_inside` positions
+//! are hashed, which is where most of the speed over hash chains comes from. When nothing
+//! matches for a while the step grows (the "skip" heuristic of LZ4/snappy), so incompressible
+//! input flows through at memory speed and ends up in stored blocks.
+#![forbid(unsafe_code)]
+
+use crate::deflate::ctx::Ctx;
+use crate::deflate::matchfind::{load32, match_len, MAX_MATCH};
+
+/// log2 of the table size: 64 Ki entries (256 KiB) fits L2 and spreads 4-byte keys well.
+const TABLE_BITS: u32 = 16;
+
+#[inline(always)]
+fn hash4(v: u32) -> usize {
+    (v.wrapping_mul(0x1E35_A7BD) >> (32 - TABLE_BITS)) as usize
+}
+
+/// Greedy parse of `buf[start..]`.
+pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
+    let mut table = std::mem::take(&mut ctx.table);
+    table.clear();
+    table.resize(1 << TABLE_BITS, 0);
+    let end = buf.len();
+    let max_dist = ctx.max_dist;
+    let min = ctx.min_match.max(4);
+    let insert_inside = ctx.row.depth as usize; // reused as "positions hashed inside a match"
+                                                // History: hash the window preceding `start`.
+    let hist = start.saturating_sub(max_dist);
+    let mut p = hist;
+    while p + 4 <= start.min(end) {
+        table[hash4(load32(buf, p))] = p as u32 + 1;
+        p += 1;
+    }
+    let mut p = start;
+    let mut miss = 0usize;
+    while p + 4 <= end {
+        let v = load32(buf, p);
+        let h = hash4(v);
+        let cand = table[h] as usize;
+        table[h] = p as u32 + 1;
+        if cand != 0 && p - (cand - 1) <= max_dist && load32(buf, cand - 1) == v {
+            let c = cand - 1;
+            let max = (end - p).min(MAX_MATCH);
+            let l = 4 + match_len(buf, c + 4, p + 4, max - 4);
+            if l >= min {
+                ctx.sb.matched(l as u32, (p - c) as u32);
+                let stop = (p + l).min(end.saturating_sub(3));
+                let mut q = p + 1;
+                let lim = stop.min(p + 1 + insert_inside);
+                while q < lim {
+                    table[hash4(load32(buf, q))] = q as u32 + 1;
+                    q += 1;
+                }
+                p += l;
+                miss = 0;
+                ctx.sym_done(buf, p);
+                continue;
+            }
+        }
+        // Literal(s): step grows after long runs without a match.
+        let step = 1 + (miss >> 6);
+        miss += 1;
+        let to = (p + step).min(end);
+        while p < to {
+            ctx.sb.lit(buf[p]);
+            p += 1;
+        }
+        ctx.sym_done(buf, p);
+    }
+    while p < end {
+        ctx.sb.lit(buf[p]);
+        p += 1;
+    }
+    ctx.sym_done(buf, p);
+    ctx.table = table;
+}

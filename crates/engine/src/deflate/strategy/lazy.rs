@@ -1,0 +1,55 @@
+//! Greedy and lazy parsing over hash chains (levels 2-12 of the chain tiers).
+//!
+//! Greedy takes the longest match found at each position. Lazy (zlib's deflate_slow,
+//! libdeflate's lazy) first looks one position ahead: if the next position has a longer match,
+//! the current byte becomes a literal and the decision is repeated there. Matches of length 3
+//! further than `TOO_FAR` cost more bits than the three literals they replace and are dropped.
+#![forbid(unsafe_code)]
+
+use crate::deflate::ctx::Ctx;
+
+/// A length-3 match further than this is not worth its distance bits (zlib uses 4096).
+const TOO_FAR: usize = 8192;
+
+/// Parses `buf[start..]`; `lazy` selects one-step lazy evaluation.
+pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
+    let mut mf = ctx.take_chains();
+    let end = buf.len();
+    let max_dist = ctx.max_dist;
+    let depth = ctx.row.depth;
+    let nice = ctx.row.nice as usize;
+    let min = ctx.min_match;
+    mf.next = start.saturating_sub(max_dist);
+    mf.insert_to(buf, start);
+    let accept = |l: usize, d: usize| l >= min && (l > 3 || d <= TOO_FAR);
+    let mut p = start;
+    while p < end {
+        let (mut l, mut d) = mf.find(buf, p, min - 1, depth, nice, max_dist);
+        if !accept(l, d) {
+            ctx.sb.lit(buf[p]);
+            p += 1;
+            ctx.sym_done(buf, p);
+            continue;
+        }
+        if lazy {
+            while l < nice && p + 1 < end {
+                // A shallower search suffices to beat an already good match.
+                let dd = if l >= 32 { depth / 4 } else { depth };
+                let (l2, d2) = mf.find(buf, p + 1, l, dd.max(1), nice, max_dist);
+                if l2 > l && accept(l2, d2) {
+                    ctx.sb.lit(buf[p]);
+                    p += 1;
+                    l = l2;
+                    d = d2;
+                } else {
+                    break;
+                }
+            }
+        }
+        ctx.sb.matched(l as u32, d as u32);
+        p += l;
+        mf.insert_to(buf, p);
+        ctx.sym_done(buf, p);
+    }
+    ctx.chains = Some(mf);
+}

@@ -1,0 +1,6 @@
+//! One parser per tier; `super::LevelRow` picks one per level.
+pub mod fast;
+pub mod huffman_only;
+pub mod lazy;
+pub mod rle;
+pub mod stored;

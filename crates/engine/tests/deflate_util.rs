@@ -1,0 +1,228 @@
+//! Shared helpers for the deflate tests: decoding through the system zlib (python3), GNU gzip
+//! and Python's gzip module, in batches so one interpreter checks many streams.
+#![allow(dead_code)]
+
+use hyperz_engine::format::Format;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+const VERIFY_PY: &str = r#"
+import sys, zlib, gzip
+bad = []
+for line in open(sys.argv[1]):
+    s, w, e, z = line.rstrip('\n').split('\t')
+    w = int(w)
+    data = open(s, 'rb').read(); exp = open(e, 'rb').read()
+    zd = open(z, 'rb').read() if z else None
+    try:
+        d = zlib.decompressobj(w, zdict=zd) if zd is not None else zlib.decompressobj(w)
+        out = d.decompress(data) + d.flush()
+        ok = d.eof and not d.unused_data and out == exp
+        if ok and w == 31:
+            ok = gzip.decompress(data) == exp
+        why = 'mismatch' if not ok else ''
+    except Exception as ex:
+        ok = False; why = str(ex)
+    if not ok:
+        bad.append(s + ': ' + why)
+print('\n'.join(bad), end='')
+"#;
+
+/// Collects (stream, expected) pairs and checks them all with one python3 run.
+pub struct Checker {
+    dir: PathBuf,
+    list: String,
+    n: usize,
+    gzip_paths: Vec<(PathBuf, PathBuf)>,
+}
+
+fn wbits(f: Format) -> i32 {
+    match f {
+        Format::Raw => -15,
+        Format::Zlib => 15,
+        Format::Gzip => 31,
+    }
+}
+
+impl Checker {
+    /// A checker writing its files under a fresh temporary directory named after `tag`.
+    pub fn new(tag: &str) -> Checker {
+        let dir =
+            std::env::temp_dir().join(format!("hyperz-deflate-{}-{}", tag, std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Checker {
+            dir,
+            list: String::new(),
+            n: 0,
+            gzip_paths: Vec::new(),
+        }
+    }
+
+    /// Queues `stream` (in `format`) to be checked against `expected`.
+    pub fn add(&mut self, stream: &[u8], format: Format, expected: &[u8]) {
+        self.add_w(stream, wbits(format), expected, None);
+    }
+
+    /// Queues with explicit python wbits and an optional preset dictionary.
+    pub fn add_w(&mut self, stream: &[u8], w: i32, expected: &[u8], dict: Option<&[u8]>) {
+        let s = self.dir.join(format!("{}.z", self.n));
+        let e = self.dir.join(format!("{}.exp", self.n));
+        std::fs::write(&s, stream).unwrap();
+        std::fs::write(&e, expected).unwrap();
+        let z = match dict {
+            Some(d) => {
+                let p = self.dir.join(format!("{}.dict", self.n));
+                std::fs::write(&p, d).unwrap();
+                p.display().to_string()
+            }
+            None => String::new(),
+        };
+        if w == 31 && self.gzip_paths.len() < 40 {
+            self.gzip_paths.push((s.clone(), e.clone()));
+        }
+        self.list
+            .push_str(&format!("{}\t{}\t{}\t{}\n", s.display(), w, e.display(), z));
+        self.n += 1;
+    }
+
+    /// Runs python3 (zlib + gzip) over everything queued and `gzip -dc` over some gzip
+    /// streams; panics listing every failure.
+    pub fn check(self) {
+        let lp = self.dir.join("list.txt");
+        std::fs::write(&lp, &self.list).unwrap();
+        let out = Command::new("python3")
+            .arg("-c")
+            .arg(VERIFY_PY)
+            .arg(&lp)
+            .output()
+            .expect("python3");
+        assert!(
+            out.status.success(),
+            "python3 failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bad = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(bad.is_empty(), "streams that failed to decode:\n{bad}");
+        for (s, e) in &self.gzip_paths {
+            let o = Command::new("gzip")
+                .arg("-dc")
+                .arg(s)
+                .output()
+                .expect("gzip");
+            assert!(
+                o.status.success(),
+                "gzip -dc {}: {}",
+                s.display(),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(
+                o.stdout == std::fs::read(e).unwrap(),
+                "gzip -dc output differs for {}",
+                s.display()
+            );
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+        assert!(self.n > 0);
+    }
+}
+
+/// Decodes one stream with python3's zlib (wbits as in zlib.decompressobj); Err on failure.
+pub fn py_decode(stream: &[u8], w: i32) -> Result<Vec<u8>, String> {
+    let mut c = Command::new("python3")
+        .arg("-c")
+        .arg(format!(
+            "import sys,zlib\nd=zlib.decompressobj({w})\nsys.stdout.buffer.write(d.decompress(sys.stdin.buffer.read()))"
+        ))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut si = c.stdin.take().unwrap();
+    let data = stream.to_vec();
+    let t = std::thread::spawn(move || si.write_all(&data));
+    let o = c.wait_with_output().unwrap();
+    t.join().unwrap().unwrap();
+    if o.status.success() {
+        Ok(o.stdout)
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).to_string())
+    }
+}
+
+/// Small deterministic PRNG (xorshift64*).
+pub struct Rng(pub u64);
+impl Rng {
+    /// Next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in 0..n.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// `n` random bytes.
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// The bundled sample corpus (data/sample), name and contents.
+pub fn sample_files() -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().to_string(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "data/sample is empty");
+    v
+}
+
+/// Adversarial inputs: zeros, one byte, random, period-N patterns, runs across window edges.
+pub fn adversarial() -> Vec<(String, Vec<u8>)> {
+    let mut r = Rng(0x1234_5678_9abc_def1);
+    let mut v = vec![
+        ("empty".to_string(), vec![]),
+        ("one".to_string(), vec![7]),
+        ("zeros".to_string(), vec![0u8; 200_000]),
+        ("byte_ff".to_string(), vec![0xffu8; 70_000]),
+        ("random".to_string(), r.bytes(150_000)),
+    ];
+    for p in [2usize, 3, 7, 100, 258, 259, 32767, 32768, 32769] {
+        let pat = r.bytes(p);
+        let d: Vec<u8> = (0..100_000).map(|i| pat[i % p]).collect();
+        v.push((format!("period{p}"), d));
+    }
+    // 258-byte runs straddling multiples of 32 KiB and of the segment size.
+    let mut d = r.bytes(600_000);
+    for edge in [32768usize, 65536, 262144, 262144 * 2] {
+        for i in edge - 129..edge + 129 {
+            d[i] = 0x41;
+        }
+    }
+    v.push(("runs_at_edges".to_string(), d));
+    // Text-like data that is half compressible.
+    let words = [&b"alpha "[..], b"beta ", b"gamma ", b"delta\n", b"epsilon "];
+    let mut t = Vec::new();
+    while t.len() < 300_000 {
+        t.extend_from_slice(words[r.below(5)]);
+        if r.below(10) == 0 {
+            t.push(r.next() as u8);
+        }
+    }
+    v.push(("words".to_string(), t));
+    v
+}
