@@ -9,6 +9,42 @@
 //!
 //! It must not implement DEFLATE itself (that is `hyperz-engine`), parse command lines or touch
 //! files (that is the CLI), or expose a C ABI (that is `hyperz-zlib`).
+//!
+//! ## API
+//!
+//! - [`Device`]: `Device::new(DeviceConfig)` or the process-wide [`Device::global`]. Engines
+//!   start lazily on the first queued job; dropping a device joins them; after `fork()` the
+//!   child starts fresh engines on first use (the pid is checked on every queue access).
+//! - Synchronous: [`Device::compress`] (one raw/zlib/gzip stream, parallel blocks),
+//!   [`Device::compress_independent`] (multi-member gzip with the `HZ` subfield, see
+//!   [`container`]), [`Device::decompress`], the `Read -> Write` forms
+//!   [`Device::compress_stream`] / [`Device::decompress_stream`], and random access with
+//!   [`Device::decompress_range`] / [`member_index`].
+//! - Incremental: [`ParallelDeflater`] — `write(&[u8], &mut out)` appends finished output in
+//!   order, `finish(&mut out)` ends the stream. Memory is bounded by `in_flight` blocks.
+//! - Asynchronous: [`Device::submit`]`(Job, Priority) -> JobHandle`, then [`JobHandle::poll`],
+//!   [`JobHandle::wait`] and [`wait_any`]; completions come in any order and every call is safe
+//!   from many threads.
+//! - Policy: jobs under `inline_threshold` run on the caller's thread (no queue hop); jobs over
+//!   `job_limit` run in slices and go back to the end of their queue between slices; blocks
+//!   that look incompressible are stored; `verify` decompresses and compares; a job whose
+//!   engine panics (or hits the [`FaultPlan`]) is redone inline inside `wait`.
+//! - [`Device::stats`] / [`Device::summary`]: jobs inline and queued, slices, bytes, faults,
+//!   retries, stored blocks, stream memory, and a histogram by job size.
+//!
+//! ## Output identity
+//!
+//! Parallel streams are cut at fixed byte offsets (`block_size`); each block is primed with the
+//! previous 32 KiB and ends byte-aligned, and the codec is deterministic, so the bytes do not
+//! depend on the number of engines or on how the input was chunked. Checks are computed per
+//! block on the engines and combined with `crc32_combine` / `adler32_combine`.
+//!
+//! ## Codec
+//!
+//! Engines run a [`Codec`]. Until `hyperz-engine`'s `compress_raw_chunk` / `decompress_member`
+//! exist the default is [`StoreCodec`] (stored blocks, the store-raw path); any deterministic
+//! DEFLATE implementation can be supplied in [`DeviceConfig::codec`] (the throughput example
+//! plugs in system zlib this way).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
