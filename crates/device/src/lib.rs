@@ -52,6 +52,8 @@ mod codec;
 mod config;
 pub mod container;
 mod device;
+mod engine_codec;
+pub use engine_codec::EngineCodec;
 mod handle;
 mod inflate_par;
 pub use inflate_par::{member_index, MemberEntry};
