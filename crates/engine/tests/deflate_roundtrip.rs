@@ -93,3 +93,31 @@ fn deterministic_same_bytes_twice() {
         }
     }
 }
+
+#[test]
+#[should_panic(expected = "failed to decode")]
+fn checker_rejects_a_corrupt_stream() {
+    let data = sample_files().into_iter().next().unwrap().1;
+    let mut z = compress(Format::Zlib, &data, 6);
+    let mid = z.len() / 2;
+    z[mid] ^= 0x10;
+    let mut ck = Checker::new("corrupt");
+    ck.add(&z, Format::Zlib, &data);
+    ck.check();
+}
+
+#[test]
+fn bound_holds_on_incompressible_and_small_inputs() {
+    let mut r = Rng(1234);
+    for n in (0..300).chain([4095, 65535, 65536, 262_144, 262_145, 600_000]) {
+        let d = r.bytes(n);
+        for level in 0..=12 {
+            for f in FORMATS {
+                let z = compress(f, &d, level);
+                assert!(z.len() <= compress_bound(f, n), "n={n} level={level}");
+                // At least zlib's compressBound.
+                assert!(compress_bound(f, n) >= n + (n >> 12) + (n >> 14) + (n >> 25) + 13);
+            }
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! The streaming Deflater: random input/output split points and flush schedules at every level
+//! and strategy, window sizes, memory levels, preset dictionaries, gzip header fields,
+//! deflateParams/deflatePrime, and determinism against the whole-buffer path.
+
+#[path = "deflate_util.rs"]
+mod util;
+
+use hyperz_engine::deflate::{compress, DeflateError, Deflater, Flush, Params, Strategy};
+use hyperz_engine::format::{Format, GzipHeader};
+use proptest::prelude::{any, prop_assert_eq, proptest, ProptestConfig};
+use util::*;
+
+const STRATEGIES: [Strategy; 5] = [
+    Strategy::Default,
+    Strategy::Filtered,
+    Strategy::HuffmanOnly,
+    Strategy::Rle,
+    Strategy::Fixed,
+];
+const FLUSHES: [Flush; 5] = [
+    Flush::None,
+    Flush::Partial,
+    Flush::Sync,
+    Flush::Full,
+    Flush::Block,
+];
+
+/// Streams `data` through `d` with random input pieces, output space and flushes; returns the
+/// compressed bytes.
+fn stream(d: &mut Deflater, data: &[u8], r: &mut Rng, flushy: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    let mut obuf = vec![0u8; 70_000];
+    loop {
+        let n = (r.below(40_000) + 1).min(data.len() - pos);
+        let fin = pos + n == data.len();
+        let flush = if fin {
+            Flush::Finish
+        } else if flushy && r.below(4) == 0 {
+            FLUSHES[r.below(5)]
+        } else {
+            Flush::None
+        };
+        let mut inp = &data[pos..pos + n];
+        loop {
+            let olen = if r.below(3) == 0 {
+                1 + r.below(16)
+            } else {
+                1 + r.below(obuf.len() - 1)
+            };
+            match d.deflate(inp, &mut obuf[..olen], flush) {
+                Ok(st) => {
+                    out.extend_from_slice(&obuf[..st.produced]);
+                    inp = &inp[st.consumed..];
+                    if st.done {
+                        assert!(fin);
+                        return out;
+                    }
+                    if inp.is_empty() && st.produced < olen && flush != Flush::Finish {
+                        break;
+                    }
+                }
+                Err(DeflateError::BufferError) if inp.is_empty() && flush != Flush::Finish => break,
+                Err(e) => panic!("deflate error {e:?}"),
+            }
+        }
+        pos += n;
+    }
+}
+
+#[test]
+fn random_flushes_every_level_and_strategy() {
+    let mut ck = Checker::new("stream");
+    let mut r = Rng(7);
+    let mut inputs = adversarial();
+    inputs.extend(sample_files().into_iter().take(6));
+    let mut k = 0usize;
+    for (_n, data) in &inputs {
+        for level in 0..=12u32 {
+            let strategy = STRATEGIES[k % 5];
+            let format = [Format::Raw, Format::Zlib, Format::Gzip][k % 3];
+            k += 1;
+            let p = Params {
+                level,
+                strategy,
+                ..Params::default()
+            };
+            let mut d = Deflater::new(format, p).unwrap();
+            let z = stream(&mut d, data, &mut r, true);
+            assert_eq!(d.total_in(), data.len() as u64);
+            assert_eq!(d.total_out(), z.len() as u64);
+            ck.add(&z, format, data);
+        }
+    }
+    ck.check();
+}
+
+#[test]
+fn chunking_does_not_change_output() {
+    let mut r = Rng(11);
+    let mut inputs = sample_files();
+    inputs.extend(adversarial());
+    for (i, (_n, data)) in inputs.iter().enumerate() {
+        let level = (i % 13) as u32;
+        let format = [Format::Raw, Format::Zlib, Format::Gzip][i % 3];
+        let whole = compress(format, data, level);
+        let p = Params {
+            level,
+            ..Params::default()
+        };
+        let mut d = Deflater::new(format, p).unwrap();
+        let z = stream(&mut d, data, &mut r, false);
+        assert_eq!(
+            z, whole,
+            "level {level}: streamed output differs from whole-buffer"
+        );
+    }
+}
+
+#[test]
+fn window_bits_and_mem_levels() {
+    let mut ck = Checker::new("wbits");
+    let data = &sample_files()
+        .into_iter()
+        .max_by_key(|f| f.1.len())
+        .unwrap()
+        .1;
+    let data = &data[..data.len().min(400_000)];
+    let mut r = Rng(3);
+    for wb in 9..=15u8 {
+        for level in [1u32, 4, 6, 9, 12] {
+            let p = Params {
+                level,
+                window_bits: wb,
+                mem_level: 1 + (r.below(9) as u8),
+                ..Params::default()
+            };
+            let mut d = Deflater::new(Format::Zlib, p).unwrap();
+            let z = stream(&mut d, data, &mut r, true);
+            assert_eq!(z[0] >> 4, wb - 8, "CINFO");
+            // zlib rejects distances beyond the window the header announces.
+            ck.add_w(&z, wb as i32, data, None);
+            let mut d = Deflater::new(Format::Raw, p).unwrap();
+            let z = stream(&mut d, data, &mut r, false);
+            ck.add_w(&z, -(wb as i32), data, None);
+        }
+    }
+    ck.check();
+}
+
+#[test]
+fn bad_params_are_rejected() {
+    let bad = [
+        Params {
+            level: 13,
+            ..Params::default()
+        },
+        Params {
+            window_bits: 8,
+            ..Params::default()
+        },
+        Params {
+            window_bits: 16,
+            ..Params::default()
+        },
+        Params {
+            mem_level: 0,
+            ..Params::default()
+        },
+        Params {
+            mem_level: 10,
+            ..Params::default()
+        },
+    ];
+    for p in bad {
+        assert_eq!(
+            Deflater::new(Format::Zlib, p).err(),
+            Some(DeflateError::BadParams)
+        );
+    }
+    let mut d = Deflater::new(Format::Raw, Params::default()).unwrap();
+    assert_eq!(
+        d.set_params(13, Strategy::Default),
+        Err(DeflateError::BadParams)
+    );
+    assert_eq!(d.prime(17, 0), Err(DeflateError::BadParams));
+    assert_eq!(
+        d.deflate(b"x", &mut [], Flush::None),
+        Err(DeflateError::BufferError)
+    );
+}
+
+#[test]
+fn preset_dictionary_zlib_and_raw() {
+    let mut ck = Checker::new("dict");
+    let files = sample_files();
+    let dict = &files[0].1[..files[0].1.len().min(40_000)];
+    for (i, (_n, data)) in files.iter().enumerate().take(6) {
+        let level = [1u32, 3, 6, 9, 11, 0][i];
+        for format in [Format::Zlib, Format::Raw] {
+            let mut d = Deflater::new(
+                format,
+                Params {
+                    level,
+                    ..Params::default()
+                },
+            )
+            .unwrap();
+            d.set_dictionary(dict).unwrap();
+            if format == Format::Zlib {
+                assert_eq!(d.checksum(), hyperz_engine::checksum::adler32(1, dict));
+            }
+            let z = stream(&mut d, data, &mut Rng(i as u64 + 1), true);
+            ck.add_w(
+                &z,
+                if format == Format::Zlib { 15 } else { -15 },
+                data,
+                Some(dict),
+            );
+        }
+    }
+    let mut g = Deflater::new(Format::Gzip, Params::default()).unwrap();
+    assert_eq!(g.set_dictionary(b"abc"), Err(DeflateError::BadState));
+    let mut z = Deflater::new(Format::Zlib, Params::default()).unwrap();
+    let mut o = [0u8; 64];
+    z.deflate(b"hello", &mut o, Flush::Sync).unwrap();
+    assert_eq!(z.set_dictionary(b"abc"), Err(DeflateError::BadState));
+    ck.check();
+}
+
+#[test]
+fn gzip_header_fields() {
+    let mut ck = Checker::new("gzhdr");
+    let data = b"header field test data header field test data".repeat(100);
+    let h = GzipHeader {
+        text: true,
+        mtime: 0x5f5e_1000,
+        xfl: 0,
+        os: 11,
+        extra: Some(b"AB\x04\x00wxyz".to_vec()),
+        name: Some(b"name.txt".to_vec()),
+        comment: Some(b"a comment".to_vec()),
+        hcrc: true,
+    };
+    let mut d = Deflater::new(Format::Gzip, Params::default()).unwrap();
+    d.set_gzip_header(h.clone());
+    let z = stream(&mut d, &data, &mut Rng(5), false);
+    assert_eq!(&z[..4], &[0x1f, 0x8b, 8, 1 | 2 | 4 | 8 | 16]);
+    assert_eq!(&z[4..8], &h.mtime.to_le_bytes());
+    assert_eq!(z[9], 11);
+    assert_eq!(&z[10..12], &[8, 0]);
+    assert_eq!(&z[12..20], b"AB\x04\x00wxyz");
+    assert_eq!(&z[20..29], b"name.txt\0");
+    let hlen = 29 + 10 + 2;
+    let crc = hyperz_engine::checksum::crc32(0, &z[..hlen - 2]) as u16;
+    assert_eq!(&z[hlen - 2..hlen], &crc.to_le_bytes());
+    ck.add(&z, Format::Gzip, &data);
+    ck.check();
+}
+
+#[test]
+fn sync_flush_is_byte_aligned_and_decodable_so_far() {
+    let data = sample_files().into_iter().next().unwrap().1;
+    for (flush, level) in [
+        (Flush::Sync, 6u32),
+        (Flush::Full, 1),
+        (Flush::Sync, 0),
+        (Flush::Full, 12),
+    ] {
+        let mut d = Deflater::new(
+            Format::Raw,
+            Params {
+                level,
+                ..Params::default()
+            },
+        )
+        .unwrap();
+        let mut out = vec![0u8; data.len() * 2 + 1000];
+        let half = data.len() / 2;
+        let st = d.deflate(&data[..half], &mut out, flush).unwrap();
+        assert_eq!(st.consumed, half);
+        assert_eq!(&out[st.produced - 4..st.produced], &[0, 0, 0xff, 0xff]);
+        assert_eq!(d.pending(), (0, 0));
+        let got = py_decode(&out[..st.produced], -15).unwrap();
+        assert_eq!(got, &data[..half]);
+        // Asking again for the same flush with nothing new: zlib's Z_BUF_ERROR.
+        assert_eq!(
+            d.deflate(&[], &mut out, flush),
+            Err(DeflateError::BufferError)
+        );
+    }
+}
+
+#[test]
+fn partial_and_block_flush_bits() {
+    let mut d = Deflater::new(
+        Format::Raw,
+        Params {
+            level: 6,
+            ..Params::default()
+        },
+    )
+    .unwrap();
+    let mut out = vec![0u8; 1000];
+    let st = d.deflate(b"abcabcabcabc", &mut out, Flush::Block).unwrap();
+    let (bytes, bits) = d.pending();
+    assert_eq!(bytes, 0);
+    let st2 = d
+        .deflate(&[], &mut out[st.produced..], Flush::Partial)
+        .unwrap();
+    let (_, bits2) = d.pending();
+    // The empty fixed block adds exactly 10 bits.
+    let total_bits = |p: usize, b: u32| p as u32 * 8 + b;
+    assert_eq!(
+        total_bits(st.produced + st2.produced, bits2),
+        total_bits(st.produced, bits) + 10
+    );
+    let st3 = d
+        .deflate(
+            b"xyz",
+            &mut out[st.produced + st2.produced..],
+            Flush::Finish,
+        )
+        .unwrap();
+    assert!(st3.done);
+    let n = st.produced + st2.produced + st3.produced;
+    assert_eq!(py_decode(&out[..n], -15).unwrap(), b"abcabcabcabcxyz");
+    // After Finish only Finish without input is accepted.
+    assert_eq!(
+        d.deflate(b"q", &mut out, Flush::Finish),
+        Err(DeflateError::StreamFinished)
+    );
+    assert_eq!(
+        d.deflate(&[], &mut out, Flush::None),
+        Err(DeflateError::StreamFinished)
+    );
+    assert!(d.deflate(&[], &mut out, Flush::Finish).unwrap().done);
+    d.reset();
+    let st = d.deflate(b"again", &mut out, Flush::Finish).unwrap();
+    assert_eq!(py_decode(&out[..st.produced], -15).unwrap(), b"again");
+}
+
+#[test]
+fn set_params_mid_stream_and_prime() {
+    let mut ck = Checker::new("params");
+    let data = sample_files().into_iter().next().unwrap().1;
+    let mut r = Rng(17);
+    for format in [Format::Raw, Format::Zlib, Format::Gzip] {
+        let mut d = Deflater::new(
+            format,
+            Params {
+                level: 1,
+                ..Params::default()
+            },
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        let mut obuf = vec![0u8; 300_000];
+        let mut pos = 0;
+        while pos < data.len() {
+            let n = (1 + r.below(30_000)).min(data.len() - pos);
+            let st = d
+                .deflate(&data[pos..pos + n], &mut obuf, Flush::None)
+                .unwrap();
+            assert_eq!(st.consumed, n);
+            out.extend_from_slice(&obuf[..st.produced]);
+            pos += n;
+            d.set_params(r.below(13) as u32, STRATEGIES[r.below(5)])
+                .unwrap();
+        }
+        loop {
+            let st = d.deflate(&[], &mut obuf, Flush::Finish).unwrap();
+            out.extend_from_slice(&obuf[..st.produced]);
+            if st.done {
+                break;
+            }
+        }
+        ck.add(&out, format, &data);
+    }
+    // Prime an empty fixed block (BFINAL 0, BTYPE 01, EOB) in front of a raw stream.
+    let mut d = Deflater::new(Format::Raw, Params::default()).unwrap();
+    d.prime(3, 0b010).unwrap();
+    d.prime(7, 0).unwrap();
+    assert_eq!(d.pending(), (1, 2));
+    let mut o = vec![0u8; 100_000];
+    let st = d.deflate(&data[..1000], &mut o, Flush::Finish).unwrap();
+    assert!(st.done);
+    ck.add(&o[..st.produced], Format::Raw, &data[..1000]);
+    ck.check();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #[test]
+    fn prop_stream_roundtrip(
+        seed in any::<u64>(),
+        len in 0usize..120_000,
+        level in 0u32..=12,
+        s in 0usize..5,
+        f in 0usize..3,
+        period in 1usize..400,
+    ) {
+        let mut r = Rng(seed | 1);
+        let noise = r.below(4);
+        let pat = r.bytes(period);
+        let data: Vec<u8> = (0..len)
+            .map(|i| if noise > 0 && r.below(64) < noise { r.next() as u8 } else { pat[i % period] })
+            .collect();
+        let format = [Format::Raw, Format::Zlib, Format::Gzip][f];
+        let p = Params { level, strategy: STRATEGIES[s], ..Params::default() };
+        let mut d = Deflater::new(format, p).unwrap();
+        let z = stream(&mut d, &data, &mut r, true);
+        let w = match format { Format::Raw => -15, Format::Zlib => 15, Format::Gzip => 31 };
+        prop_assert_eq!(py_decode(&z, w).unwrap(), data);
+    }
+}
