@@ -95,6 +95,13 @@ impl Device {
     /// Decompresses a whole `format` stream. Independent-block gzip members are decoded on all
     /// engines; anything else sequentially.
     pub fn decompress(&self, format: Format, input: &[u8]) -> Result<Vec<u8>, DecodeError> {
+        if format == Format::Gzip {
+            if let Ok(index) = member_index(input) {
+                if !index.is_empty() {
+                    return self.decompress_indexed(input, &index);
+                }
+            }
+        }
         let mut out = Vec::new();
         self.decompress_stream(format, input, &mut out)
             .map_err(|e| match e.into_inner() {
@@ -186,6 +193,36 @@ impl Device {
         st.bytes_in = base;
         w.flush()?;
         Ok(st)
+    }
+
+    /// Decodes a fully indexed independent-block stream into one pre-sized buffer.
+    fn decompress_indexed(
+        &self,
+        input: &[u8],
+        index: &[MemberEntry],
+    ) -> Result<Vec<u8>, DecodeError> {
+        // The recorded sizes are untrusted: cap the reservation by DEFLATE's ~1032:1 limit.
+        let total: u64 = index.iter().map(|m| m.raw_len as u64).sum();
+        let mut out = Vec::with_capacity(total.min(input.len() as u64 * 1032) as usize);
+        let in_flight = self.config().in_flight().max(1);
+        let mut pending: VecDeque<Pending> = VecDeque::new();
+        for m in index {
+            while pending.len() >= in_flight {
+                out.extend_from_slice(&finish_member(pending.pop_front().expect("pending"))?);
+            }
+            let bytes: Arc<[u8]> =
+                Arc::from(&input[m.offset as usize..(m.offset + m.member_len as u64) as usize]);
+            let handle = self.submit(Job::decompress(Format::Gzip, bytes), Priority::Normal);
+            pending.push_back(Pending {
+                handle,
+                offset: m.offset,
+                raw_len: m.raw_len,
+            });
+        }
+        while let Some(p) = pending.pop_front() {
+            out.extend_from_slice(&finish_member(p)?);
+        }
+        Ok(out)
     }
 
     /// Decodes `len` uncompressed bytes starting at `offset` of an independent-block stream,
