@@ -111,15 +111,20 @@ impl<'d> ParallelDeflater<'d> {
         self.drain_ready(out);
     }
 
+    /// Submits `buf[dict_len..end]` (the whole buffer when `last` or `flush`, else one block).
     fn submit_block(&mut self, last: bool, out: &mut Vec<u8>) {
-        while self.pending.len() >= self.in_flight {
-            self.emit_front(out);
-        }
         let end = if last {
             self.buf.len()
         } else {
             self.dict_len + self.block_size
         };
+        self.submit_until(end, last, out);
+    }
+
+    fn submit_until(&mut self, end: usize, last: bool, out: &mut Vec<u8>) {
+        while self.pending.len() >= self.in_flight {
+            self.emit_front(out);
+        }
         let raw_len = end - self.dict_len;
         let (job, held) = if self.independent {
             let data: Arc<[u8]> = Arc::from(&self.buf[self.dict_len..end]);
@@ -180,6 +185,21 @@ impl<'d> ParallelDeflater<'d> {
         while self.pending.front().is_some_and(|p| p.handle.poll()) {
             self.emit_front(out);
         }
+    }
+
+    /// Ends the buffered input as a (possibly short) byte-aligned block and waits for every
+    /// block, so `out` holds output for all input written so far (zlib's `Z_SYNC_FLUSH`; in
+    /// independent mode the buffered input becomes a complete member). Flush points become
+    /// block boundaries, so they are part of what determines the output bytes.
+    pub fn flush(&mut self, out: &mut Vec<u8>) {
+        if self.buf.len() > self.dict_len {
+            let end = self.buf.len();
+            self.submit_until(end, false, out);
+        }
+        while !self.pending.is_empty() {
+            self.emit_front(out);
+        }
+        self.write_header(out);
     }
 
     /// Flushes the last block and the trailer into `out`; returns the byte counts.

@@ -262,3 +262,35 @@ fn independent_streams_decode_with_gnu_gzip_and_python() {
         data
     );
 }
+
+#[test]
+fn flush_makes_all_written_input_decodable() {
+    let data = sample(400_000, 9);
+    let dev = Device::new(small_blocks(2));
+    for format in [Format::Raw, Format::Zlib, Format::Gzip] {
+        let mut out = Vec::new();
+        let mut z = ParallelDeflater::new(&dev, format, 6);
+        let mut flushed_at = Vec::new();
+        for (i, piece) in data.chunks(90_001).enumerate() {
+            z.write(piece, &mut out);
+            if i % 2 == 0 {
+                z.flush(&mut out);
+                flushed_at.push(out.len());
+            }
+        }
+        z.finish(&mut out);
+        assert_eq!(dev.decompress(format, &out).unwrap(), data, "{format:?}");
+    }
+    let mut out = Vec::new();
+    let mut z = ParallelDeflater::independent(&dev, 6);
+    z.write(&data[..1000], &mut out);
+    z.flush(&mut out);
+    assert_eq!(
+        dev.decompress(Format::Gzip, &out).unwrap(),
+        &data[..1000],
+        "a flushed member is complete"
+    );
+    z.write(&data[1000..], &mut out);
+    z.finish(&mut out);
+    assert_eq!(dev.decompress(Format::Gzip, &out).unwrap(), data);
+}
