@@ -6,6 +6,7 @@
 
 use super::bitwriter::BitWriter;
 use super::block::{BlockCodes, Encoder, SymBuf};
+use super::bt::Bt;
 use super::matchfind::Chains;
 use super::split::Splitter;
 use super::LevelRow;
@@ -30,6 +31,8 @@ pub struct Ctx {
     pub min_match: usize,
     /// Hash chains (greedy and lazy tiers), allocated on first use.
     pub chains: Option<Chains>,
+    /// Binary trees (near-optimal tier), allocated on first use.
+    pub bt: Option<Bt>,
     /// Single-entry hash table of the fastest tier, allocated on first use.
     pub table: Vec<u32>,
     /// log2 of the hash-chain bucket count (from memLevel).
@@ -53,6 +56,7 @@ impl Ctx {
             codes: BlockCodes::Any,
             min_match: 3,
             chains: None,
+            bt: None,
             table: Vec::new(),
             hash_bits: (mem_level as u32 + 7).clamp(10, 16),
             window_bits,

@@ -72,7 +72,7 @@ impl Chains {
 
     #[inline(always)]
     fn hash(&self, buf: &[u8], p: usize) -> usize {
-        ((load32(buf, p) & 0xff_ffff).wrapping_mul(0x9E37_79B1) >> (32 - self.hash_bits)) as usize
+        (load32(buf, p).wrapping_mul(0x1E35_A7BD) >> (32 - self.hash_bits)) as usize
     }
 
     /// Inserts every position from `self.next` up to `to` (exclusive) that has four readable bytes.

@@ -11,6 +11,7 @@
 
 mod bitwriter;
 mod block;
+mod bt;
 mod container;
 mod ctx;
 mod huffman;
@@ -136,6 +137,8 @@ pub enum Parser {
     Greedy,
     /// Hash chains, one-step lazy.
     Lazy,
+    /// Hash chains collecting all candidates, cost-based dynamic-programming parse.
+    Optimal,
 }
 
 /// One row of the level table.
@@ -170,9 +173,9 @@ pub const LEVELS: [LevelRow; 13] = [
     row(Parser::Lazy, 100, 160),
     row(Parser::Lazy, 300, 258),
     row(Parser::Lazy, 600, 258),
-    row(Parser::Lazy, 1200, 258),
-    row(Parser::Lazy, 2400, 258),
-    row(Parser::Lazy, 4096, 258),
+    row(Parser::Optimal, 24, 96),
+    row(Parser::Optimal, 100, 192),
+    row(Parser::Optimal, 300, 258),
 ];
 
 /// Builds a context for the parameters (validated by the caller).
@@ -207,6 +210,14 @@ fn compress_segment(ctx: &mut Ctx, strategy: Strategy, buf: &[u8], start: usize,
         (Strategy::Rle, _) => strategy::rle::run(ctx, buf, start),
         (_, Parser::Fast) => strategy::fast::run(ctx, buf, start),
         (_, Parser::Greedy) => strategy::lazy::run(ctx, buf, start, false),
+        (_, Parser::Optimal) => {
+            let passes = match ctx.row.depth {
+                0..=99 => 2,
+                100..=299 => 3,
+                _ => 4,
+            };
+            strategy::optimal::run(ctx, buf, start, passes)
+        }
         _ => strategy::lazy::run(ctx, buf, start, true),
     }
     if ctx.block_start < buf.len() || !ctx.sb.syms.is_empty() || last {

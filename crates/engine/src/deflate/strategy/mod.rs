@@ -2,5 +2,6 @@
 pub mod fast;
 pub mod huffman_only;
 pub mod lazy;
+pub mod optimal;
 pub mod rle;
 pub mod stored;

@@ -1,0 +1,79 @@
+//! Per-level ratio and single-thread speed of the hyperz DEFLATE compressor, best of N.
+//!
+//! `cargo run --release -p hyperz-engine --example deflate_speed -- [-n N] [-l 1,6,12] [FILES...]`
+//! Without files it measures data/sample and /work/shared/corpus concatenated (if present).
+//! For development only; the official comparison is the bench/ harness.
+
+use hyperz_engine::deflate::Compressor;
+use hyperz_engine::format::Format;
+use std::time::Instant;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut n = 3;
+    let mut levels: Vec<u32> = (0..=12).collect();
+    let mut files = Vec::new();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "-n" => n = args.next().unwrap().parse().unwrap(),
+            "-l" => {
+                levels = args
+                    .next()
+                    .unwrap()
+                    .split(',')
+                    .map(|s| s.parse().unwrap())
+                    .collect()
+            }
+            _ => files.push(a),
+        }
+    }
+    let mut sets: Vec<(String, Vec<u8>)> = Vec::new();
+    if files.is_empty() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample");
+        sets.push(("sample".into(), cat_dir(root)));
+        let mut all = Vec::new();
+        for d in ["cantrbry", "large", "snappy"] {
+            all.extend(cat_dir(&format!("/work/shared/corpus/{d}")));
+        }
+        if !all.is_empty() {
+            sets.push(("corpus".into(), all));
+        }
+    } else {
+        for f in files {
+            sets.push((f.clone(), std::fs::read(&f).unwrap()));
+        }
+    }
+    for (name, data) in &sets {
+        println!("{name}: {} bytes", data.len());
+        println!("level    ratio      MB/s");
+        for &l in &levels {
+            let mut c = Compressor::new(l);
+            let mut out = Vec::with_capacity(data.len() + data.len() / 100 + 1024);
+            let mut best = f64::MAX;
+            for _ in 0..n {
+                out.clear();
+                let t = Instant::now();
+                c.compress(Format::Raw, data, &mut out);
+                best = best.min(t.elapsed().as_secs_f64());
+            }
+            println!(
+                "{l:>5} {:>8.3} {:>9.1}",
+                data.len() as f64 / out.len() as f64,
+                data.len() as f64 / best / 1e6
+            );
+        }
+    }
+}
+
+fn cat_dir(dir: &str) -> Vec<u8> {
+    let mut v: Vec<_> = match std::fs::read_dir(dir) {
+        Ok(r) => r
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect(),
+        Err(_) => return Vec::new(),
+    };
+    v.sort();
+    v.iter().flat_map(|p| std::fs::read(p).unwrap()).collect()
+}

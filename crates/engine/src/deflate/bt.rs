@@ -1,0 +1,123 @@
+//! Binary-tree match finder (the "bt" design of LZMA and libdeflate) for the near-optimal tier.
+//!
+//! Every position is inserted as the root of a binary search tree over the suffixes that share
+//! its 4-byte hash, ordered lexicographically; the walk that re-roots the tree visits exactly
+//! the candidates with the longest common prefixes, so finding all useful matches costs far
+//! fewer (random) memory accesses than walking a hash chain of the same depth. `lt_len` and
+//! `gt_len` track the prefix already known to match on each side, so comparisons resume where
+//! they left off. Trees built with comparisons truncated at a window end can be slightly
+//! misordered, so every reported match is re-measured from its first byte: output never
+//! depends on the tree being perfect.
+#![forbid(unsafe_code)]
+
+use super::matchfind::{load32, match_len, MAX_MATCH};
+
+/// Binary trees keyed by 4-byte hashes.
+pub struct Bt {
+    head: Vec<u32>,
+    child: Vec<u32>,
+    mask: usize,
+    /// Next position to insert.
+    pub next: usize,
+}
+
+/// log2 of the number of tree roots.
+const HASH_BITS: u32 = 16;
+
+impl Bt {
+    /// Trees for a window of `1 << window_bits`.
+    pub fn new(window_bits: u8) -> Bt {
+        let w = 1usize << window_bits;
+        Bt {
+            head: vec![0; 1 << HASH_BITS],
+            child: vec![0; 2 * w],
+            mask: w - 1,
+            next: 0,
+        }
+    }
+
+    /// Empties the trees.
+    pub fn reset(&mut self) {
+        self.head.fill(0);
+        self.next = 0;
+    }
+
+    /// Inserts positions `self.next..to` without reporting matches.
+    pub fn skip_to(&mut self, buf: &[u8], to: usize, depth: u32, nice: usize, max_dist: usize) {
+        while self.next < to {
+            let p = self.next;
+            self.advance(buf, p, depth, nice, max_dist, None);
+        }
+    }
+
+    /// Inserts `pos` (the caller goes in order) and, if `out` is given, appends every match
+    /// longer than all closer ones as (length, distance). Returns the longest length (0 if < 4).
+    pub fn advance(
+        &mut self,
+        buf: &[u8],
+        pos: usize,
+        depth: u32,
+        nice: usize,
+        max_dist: usize,
+        mut out: Option<&mut Vec<(u16, u16)>>,
+    ) -> usize {
+        self.next = pos + 1;
+        let end = buf.len();
+        if pos + 4 > end {
+            return 0;
+        }
+        let max = (end - pos).min(MAX_MATCH);
+        let nice = nice.min(max);
+        let h = (load32(buf, pos).wrapping_mul(0x1E35_A7BD) >> (32 - HASH_BITS)) as usize;
+        let mut cur = self.head[h] as usize;
+        self.head[h] = pos as u32 + 1;
+        let slot = 2 * (pos & self.mask);
+        let (mut pend_lt, mut pend_gt) = (slot, slot + 1);
+        let (mut lt_len, mut gt_len) = (0usize, 0usize);
+        let mut best = 3usize;
+        let mut depth = depth;
+        loop {
+            if cur == 0 || pos - (cur - 1) > max_dist.min(self.mask) || depth == 0 {
+                self.child[pend_lt] = 0;
+                self.child[pend_gt] = 0;
+                return if best > 3 { best } else { 0 };
+            }
+            let c = cur - 1;
+            let mut len = lt_len.min(gt_len);
+            if len < max && buf[c + len] == buf[pos + len] {
+                len += 1 + match_len(buf, c + len + 1, pos + len + 1, max - len - 1);
+            }
+            if len > best {
+                // Re-measure from the start: the known prefix assumes a well-ordered tree.
+                let real = match_len(buf, c, pos, max);
+                if real > best {
+                    best = real;
+                    if let Some(o) = out.as_deref_mut() {
+                        o.push((real as u16, (pos - c) as u16));
+                    }
+                }
+            }
+            let cs = 2 * (c & self.mask);
+            if len >= nice {
+                self.child[pend_lt] = self.child[cs];
+                self.child[pend_gt] = self.child[cs + 1];
+                return if best > 3 { best } else { 0 };
+            }
+            if buf[c + len] < buf[pos + len] {
+                self.child[pend_lt] = cur as u32;
+                pend_lt = cs + 1;
+                lt_len = len;
+            } else {
+                self.child[pend_gt] = cur as u32;
+                pend_gt = cs;
+                gt_len = len;
+            }
+            cur = self.child[if buf[c + len] < buf[pos + len] {
+                cs + 1
+            } else {
+                cs
+            }] as usize;
+            depth -= 1;
+        }
+    }
+}

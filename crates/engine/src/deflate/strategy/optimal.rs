@@ -1,0 +1,179 @@
+//! Near-optimal parsing (levels 10-12), in the spirit of libdeflate's near-optimal compressor.
+//!
+//! The segment is cut into windows of `WINDOW` bytes. For each window every position's
+//! candidate matches (each longer than all closer ones) are collected from deep hash-chain
+//! searches; positions inside a match of `nice` length or more are only inserted, not searched.
+//! Then a backward dynamic program picks, for every position, the literal or (length,
+//! distance) that minimises the total bit cost to the window end, trying every length a
+//! candidate allows. The first pass prices symbols with a static model; each further pass
+//! prices them with the Huffman code lengths the previous parse would get, so the parse and
+//! the codes converge (levels 10/11/12 run 2/3/4 passes).
+#![forbid(unsafe_code)]
+
+use crate::deflate::bt::Bt;
+use crate::deflate::ctx::Ctx;
+use crate::deflate::huffman::build_lengths;
+use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
+
+/// Bytes parsed per dynamic program: long enough for stable statistics, short enough that the
+/// match lists (about 2-4 candidates per position) stay in cache.
+const WINDOW: usize = 65536;
+/// Price of a symbol the previous pass did not use (its code would be long).
+const UNUSED_COST: u32 = 13;
+
+struct Costs {
+    lit: [u32; 286],
+    dist: [u32; 30],
+}
+
+impl Costs {
+    fn initial() -> Costs {
+        let mut lit = [9u32; 286];
+        for (s, c) in lit.iter_mut().enumerate().take(256) {
+            *c = if (b'a' as usize..=b'z' as usize).contains(&s) || s == b' ' as usize {
+                7
+            } else {
+                9
+            };
+        }
+        for (i, c) in lit.iter_mut().enumerate().skip(257) {
+            *c = 6 + (i as u32 - 257) / 6 + LEN_EXTRA[i - 257] as u32;
+        }
+        let mut dist = [0u32; 30];
+        for (i, c) in dist.iter_mut().enumerate() {
+            *c = 5 + DIST_EXTRA[i] as u32;
+        }
+        Costs { lit, dist }
+    }
+
+    fn from_freqs(lf: &[u32; 286], df: &[u32; 30]) -> Costs {
+        let mut ll = [0u8; 286];
+        let mut dl = [0u8; 30];
+        build_lengths(lf, 15, &mut ll);
+        build_lengths(df, 15, &mut dl);
+        let mut lit = [0u32; 286];
+        for i in 0..286 {
+            lit[i] = if ll[i] == 0 {
+                UNUSED_COST
+            } else {
+                ll[i] as u32
+            };
+            if i >= 257 {
+                lit[i] += LEN_EXTRA[i - 257] as u32;
+            }
+        }
+        let mut dist = [0u32; 30];
+        for i in 0..30 {
+            dist[i] = if dl[i] == 0 {
+                UNUSED_COST
+            } else {
+                dl[i] as u32
+            } + DIST_EXTRA[i] as u32;
+        }
+        Costs { lit, dist }
+    }
+
+    #[inline(always)]
+    fn of_match(&self, len: usize, dist: usize) -> u32 {
+        self.lit[257 + LEN_SYM[len] as usize] + self.dist[dist_sym(dist as u32)]
+    }
+}
+
+/// Parses `buf[start..]` near-optimally; `passes` is the number of cost-model refinements.
+pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
+    let mut mf = ctx.bt.take().unwrap_or_else(|| Bt::new(ctx.window_bits));
+    mf.reset();
+    let max_dist = ctx.max_dist;
+    let depth = ctx.row.depth;
+    let nice = ctx.row.nice as usize;
+    let min_len = ctx.min_match.max(4);
+    mf.next = start.saturating_sub(max_dist);
+    mf.skip_to(&buf[..start], start, depth, nice, max_dist);
+    let mut matches: Vec<(u16, u16)> = Vec::new();
+    let mut first: Vec<u32> = Vec::new();
+    let mut cost: Vec<u32> = Vec::new();
+    let mut choice: Vec<(u16, u16)> = Vec::new();
+    let mut w0 = start;
+    while w0 < buf.len() {
+        let w1 = (w0 + WINDOW).min(buf.len());
+        let n = w1 - w0;
+        // 1. Candidate matches of every position (limited to the window end).
+        matches.clear();
+        first.clear();
+        let mut p = w0;
+        while p < w1 {
+            first.push(matches.len() as u32);
+            let long = mf.advance(&buf[..w1], p, depth, nice, max_dist, Some(&mut matches));
+            if long >= nice {
+                let skip_to = (p + long).min(w1);
+                for _ in p + 1..skip_to {
+                    first.push(matches.len() as u32);
+                }
+                mf.skip_to(&buf[..w1], skip_to, depth, nice, max_dist);
+                p = skip_to;
+            } else {
+                p += 1;
+            }
+        }
+        first.push(matches.len() as u32);
+        // 2. Dynamic program, refined `passes` times.
+        cost.clear();
+        cost.resize(n + 1, 0);
+        choice.clear();
+        choice.resize(n, (0, 0));
+        let mut model = Costs::initial();
+        for pass in 0..passes {
+            for i in (0..n).rev() {
+                let mut best = model.lit[buf[w0 + i] as usize] + cost[i + 1];
+                let mut ch = (0u16, 0u16);
+                let (a, b) = (first[i] as usize, first[i + 1] as usize);
+                let mut from = min_len;
+                for &(l, d) in &matches[a..b] {
+                    let l = l as usize;
+                    for len in from..=l {
+                        let c = model.of_match(len, d as usize) + cost[i + len];
+                        if c < best {
+                            best = c;
+                            ch = (len as u16, d);
+                        }
+                    }
+                    from = l + 1;
+                }
+                cost[i] = best;
+                choice[i] = ch;
+            }
+            if pass + 1 < passes {
+                let (mut lf, mut df) = ([0u32; 286], [0u32; 30]);
+                let mut i = 0;
+                while i < n {
+                    let (l, d) = choice[i];
+                    if l == 0 {
+                        lf[buf[w0 + i] as usize] += 1;
+                        i += 1;
+                    } else {
+                        lf[257 + LEN_SYM[l as usize] as usize] += 1;
+                        df[dist_sym(d as u32)] += 1;
+                        i += l as usize;
+                    }
+                }
+                lf[256] = 1;
+                model = Costs::from_freqs(&lf, &df);
+            }
+        }
+        // 3. Emit the chosen path.
+        let mut i = 0;
+        while i < n {
+            let (l, d) = choice[i];
+            if l == 0 {
+                ctx.sb.lit(buf[w0 + i]);
+                i += 1;
+            } else {
+                ctx.sb.matched(l as u32, d as u32);
+                i += l as usize;
+            }
+            ctx.sym_done(buf, w0 + i);
+        }
+        w0 = w1;
+    }
+    ctx.bt = Some(mf);
+}
