@@ -222,6 +222,23 @@ fn main() {
         "device (2 eng) / direct call at 4 KiB: compression {:.2}x",
         series[2].mbps[0] / series[6].mbps[0]
     );
+    // The queue hop alone: an empty job through the queue and back (what inlining saves).
+    let hop_dev = Device::new(DeviceConfig {
+        inline_threshold: 0,
+        ..DeviceConfig::with_engines(1)
+    });
+    let hop = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..2000 {
+                hop_dev
+                    .run(hyperz_device::Job::custom(1, Vec::new))
+                    .unwrap();
+            }
+            t.elapsed().as_secs_f64() / 2000.0 * 1e6
+        })
+        .fold(f64::MAX, f64::min);
+    println!("queue round trip (submit, engine wake-up, completion): {hop:.1} us");
     chart(&png, &series).expect("chart");
     println!("chart: {png}");
 }
