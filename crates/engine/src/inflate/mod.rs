@@ -1,1 +1,250 @@
-//! DEFLATE decoding (RFC 1951) with the raw, zlib and gzip containers.
+//! DEFLATE decoding (RFC 1951) with the raw, zlib (RFC 1950) and gzip (RFC 1952) containers.
+//!
+//! Two APIs over one block decoder ([`core`]):
+//! - whole-buffer: [`decompress`] and the reusable [`Decompressor`], which decode straight into
+//!   a growing `Vec` and checksum the result in one SIMD pass;
+//! - streaming: [`Inflater`], resumable with input and output in pieces of any size.
+//!
+//! Every error is an [`InflateError`]: a precise [`ErrorKind`] and the input byte offset.
+#![forbid(unsafe_code)]
+
+mod container;
+mod core;
+mod error;
+mod huffman;
+mod stream;
+
+pub use error::{ErrorKind, InflateError};
+pub use stream::{InflateStatus, Inflater, StreamState};
+
+use crate::checksum::{adler32, crc32};
+use crate::format::{Format, GzipHeader};
+use container::Header;
+
+/// Decodes a whole stream: every gzip member, concatenated. Trailing bytes are an error.
+pub fn decompress(format: Format, input: &[u8]) -> Result<Vec<u8>, InflateError> {
+    Decompressor::new(format).decompress(input).map(|d| d.data)
+}
+
+/// The result of [`Decompressor::decompress`].
+#[derive(Debug)]
+pub struct Decoded {
+    /// The decoded data.
+    pub data: Vec<u8>,
+    /// The header of each gzip member, in order (empty for raw and zlib).
+    pub headers: Vec<GzipHeader>,
+    /// Input bytes that belonged to the stream(s).
+    pub consumed: usize,
+    /// Input bytes after the stream that were ignored (only with `allow_trailing`).
+    pub trailing: usize,
+}
+
+/// What [`Decompressor::decompress_member`] found.
+#[derive(Debug)]
+pub struct MemberInfo {
+    /// Input bytes the member occupied, header and trailer included.
+    pub consumed: usize,
+    /// The gzip header, for gzip members.
+    pub header: Option<GzipHeader>,
+    /// The member's checksum: CRC-32 (gzip), Adler-32 (zlib) or CRC-32 of the data (raw).
+    pub checksum: u32,
+}
+
+/// A reusable whole-buffer decoder.
+pub struct Decompressor {
+    format: Format,
+    limit: usize,
+    dict: Option<Vec<u8>>,
+    multi_member: bool,
+    allow_trailing: bool,
+    core: core::Core,
+}
+
+impl Decompressor {
+    /// A decoder for `format` with no output limit, multi-member gzip and no trailing data.
+    pub fn new(format: Format) -> Self {
+        Decompressor {
+            format,
+            limit: usize::MAX,
+            dict: None,
+            multi_member: true,
+            allow_trailing: false,
+            core: core::Core::default(),
+        }
+    }
+
+    /// Fails with [`ErrorKind::OutputLimitExceeded`] rather than produce more than `max_output`
+    /// bytes (a decompression-bomb guard).
+    pub fn with_limit(mut self, max_output: usize) -> Self {
+        self.limit = max_output;
+        self
+    }
+
+    /// A preset dictionary: required by zlib streams with FDICT, history for raw streams.
+    pub fn with_dictionary(mut self, dict: &[u8]) -> Self {
+        self.dict = Some(dict[dict.len().saturating_sub(32768)..].to_vec());
+        self
+    }
+
+    /// Whether gzip members after the first are decoded (default true).
+    pub fn multi_member(mut self, yes: bool) -> Self {
+        self.multi_member = yes;
+        self
+    }
+
+    /// Whether bytes after the stream are ignored rather than an error (default false).
+    pub fn allow_trailing(mut self, yes: bool) -> Self {
+        self.allow_trailing = yes;
+        self
+    }
+
+    /// Decodes the whole input.
+    pub fn decompress(&mut self, input: &[u8]) -> Result<Decoded, InflateError> {
+        let mut data = Vec::with_capacity(input.len().saturating_mul(3).min(1 << 30));
+        let mut headers = Vec::new();
+        let mut pos = 0;
+        loop {
+            let info = self
+                .decompress_member(&input[pos..], &mut data)
+                .map_err(|e| InflateError::new(e.kind, e.offset + pos as u64))?;
+            pos += info.consumed;
+            headers.extend(info.header);
+            let more_member = self.format == Format::Gzip
+                && self.multi_member
+                && input.len() - pos >= 2
+                && input[pos] == 0x1f
+                && input[pos + 1] == 0x8b;
+            if !more_member {
+                break;
+            }
+        }
+        let trailing = input.len() - pos;
+        if trailing > 0 && !self.allow_trailing {
+            return Err(InflateError::new(ErrorKind::TrailingData, pos as u64));
+        }
+        Ok(Decoded {
+            data,
+            headers,
+            consumed: pos,
+            trailing,
+        })
+    }
+
+    /// Decodes one member (gzip) or stream (zlib, raw) from the start of `input`, appending the
+    /// data to `out`. Offsets in errors are relative to `input`.
+    pub fn decompress_member(
+        &mut self,
+        input: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<MemberInfo, InflateError> {
+        let err = |kind, at: usize| InflateError::new(kind, at as u64);
+        let (header, mut ip) = match self.format {
+            Format::Raw => (None, 0),
+            Format::Zlib => match container::parse_zlib(input) {
+                Ok(Some((h, n))) => (Some(h), n),
+                Ok(None) => return Err(err(ErrorKind::Truncated, input.len())),
+                Err((k, at)) => return Err(err(k, at)),
+            },
+            Format::Gzip => match container::parse_gzip(input) {
+                Ok(Some((h, n))) => (Some(h), n),
+                Ok(None) => return Err(err(ErrorKind::Truncated, input.len())),
+                Err((k, at)) => return Err(err(k, at)),
+            },
+        };
+        let start = out.len();
+        let mut dict_len = 0;
+        let use_dict = match &header {
+            Some(Header::Zlib {
+                dict_id: Some(id), ..
+            }) => match &self.dict {
+                Some(d) if adler32(1, d) == *id => true,
+                Some(_) => return Err(err(ErrorKind::WrongDictionary, 2)),
+                None => return Err(err(ErrorKind::DictionaryRequired(*id), 2)),
+            },
+            _ => self.format == Format::Raw && self.dict.is_some(),
+        };
+        if use_dict {
+            let d = self.dict.as_ref().unwrap();
+            out.extend_from_slice(d);
+            dict_len = d.len();
+        }
+        let limit_end = start.saturating_add(dict_len).saturating_add(self.limit);
+        self.core.reset();
+        let mut op = out.len();
+        loop {
+            if out.len() - op < 1 << 16 {
+                let want = (out.len() * 2).max(op + (1 << 18)).min(limit_end);
+                if want > out.len() {
+                    out.resize(want, 0);
+                }
+            }
+            let status = self
+                .core
+                .run(input, &mut ip, out, &mut op, start)
+                .map_err(|k| err(k, ip))?;
+            match status {
+                core::Status::Done => break,
+                core::Status::NeedInput => {
+                    out.truncate(op);
+                    return Err(err(ErrorKind::Truncated, input.len()));
+                }
+                core::Status::OutputFull => {
+                    if op >= limit_end {
+                        out.truncate(op);
+                        return Err(err(ErrorKind::OutputLimitExceeded, ip));
+                    }
+                }
+            }
+        }
+        out.truncate(op);
+        if dict_len > 0 {
+            out.drain(start..start + dict_len);
+        }
+        // Whole bytes still buffered were read ahead from `input`: step back over them.
+        self.core.align();
+        while self.core.take_byte().is_some() {
+            ip -= 1;
+        }
+        let trailer_byte = |_: usize, ip: &mut usize| -> Result<u8, InflateError> {
+            let b = *input
+                .get(*ip)
+                .ok_or(err(ErrorKind::Truncated, input.len()))?;
+            *ip += 1;
+            Ok(b)
+        };
+        let data = &out[start..];
+        let (header, checksum) = match self.format {
+            Format::Raw => (None, crc32(0, data)),
+            Format::Zlib => {
+                let adler = adler32(1, data);
+                let at = ip;
+                let mut t = [0u8; 4];
+                for (i, b) in t.iter_mut().enumerate() {
+                    *b = trailer_byte(i, &mut ip)?;
+                }
+                container::check_zlib_trailer(&t, adler).map_err(|k| err(k, at))?;
+                (None, adler)
+            }
+            Format::Gzip => {
+                let crc = crc32(0, data);
+                let at = ip;
+                let mut t = [0u8; 8];
+                for (i, b) in t.iter_mut().enumerate() {
+                    *b = trailer_byte(i, &mut ip)?;
+                }
+                container::check_gzip_trailer(&t, crc, data.len() as u64)
+                    .map_err(|k| err(k, at))?;
+                let h = match header {
+                    Some(Header::Gzip(h)) => Some(h),
+                    _ => None,
+                };
+                (h, crc)
+            }
+        };
+        Ok(MemberInfo {
+            consumed: ip,
+            header,
+            checksum,
+        })
+    }
+}

@@ -1,0 +1,608 @@
+//! The resumable DEFLATE block decoder (RFC 1951), shared by the whole-buffer and the streaming
+//! APIs.
+//!
+//! Algorithm: a state machine over block headers, stored data, dynamic-table headers and coded
+//! data. Coded data is decoded in units — a literal, an end-of-block, or a whole length+distance
+//! pair — and a unit is consumed only once all its bits (at most 48) are in the 64-bit bit
+//! buffer, so the decoder can stop between any two units and resume with the next input piece.
+//! Only a match that does not fit the output space is split (the `Copy` state).
+//!
+//! Optimizations: when at least 16 input bytes and 274 output bytes remain, a fast loop refills
+//! the bit buffer a word at a time (branch-free: `bitcnt |= 56`), decodes several literals per
+//! refill, and copies matches eight bytes at a time into the slack past the output position.
+//! The fast loop gives back whole unread bytes on exit so the slow path never holds more than
+//! seven bits, which is what lets a stream end exactly at its last byte.
+#![forbid(unsafe_code)]
+
+use super::error::ErrorKind;
+use super::huffman::{self as hf, Alphabet};
+
+/// Order in which code-length code lengths are sent.
+const CL_ORDER: [usize; 19] = [
+    16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
+];
+
+/// Output slack the fast loop needs: a maximal match plus one 8-byte overshoot.
+const FAST_OUT: usize = 258 + 16;
+/// Input the fast loop needs for an unconditional 8-byte refill.
+const FAST_IN: usize = 16;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    BlockHeader,
+    StoredLen,
+    Stored { remaining: u32 },
+    DynCounts,
+    DynCl { i: usize },
+    DynLens { i: usize },
+    Codes,
+    Copy { len: u32, dist: u32 },
+    Done,
+}
+
+/// Why `run` returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// All input was used; more is needed.
+    NeedInput,
+    /// The output slice is full.
+    OutputFull,
+    /// The final block ended. Fewer than 8 bits remain in the bit buffer.
+    Done,
+}
+
+/// Decoder state between calls.
+pub struct Core {
+    state: State,
+    bitbuf: u64,
+    bitcnt: u32,
+    last: bool,
+    fixed: bool,
+    litlen: Vec<u32>,
+    dist: Vec<u32>,
+    cl: Vec<u32>,
+    hlit: usize,
+    hdist: usize,
+    hclen: usize,
+    lens: [u8; 320],
+    cl_lens: [u8; 19],
+}
+
+impl Default for Core {
+    fn default() -> Self {
+        Core {
+            state: State::BlockHeader,
+            bitbuf: 0,
+            bitcnt: 0,
+            last: false,
+            fixed: false,
+            litlen: Vec::with_capacity(2048),
+            dist: Vec::with_capacity(512),
+            cl: Vec::with_capacity(128),
+            hlit: 0,
+            hdist: 0,
+            hclen: 0,
+            lens: [0; 320],
+            cl_lens: [0; 19],
+        }
+    }
+}
+
+/// Outcome of trying to decode one coded unit from the bit buffer.
+enum Unit {
+    More,
+    Lit(u8, u32),
+    End(u32),
+    Match(u32, u32, u32),
+}
+
+impl Core {
+    /// Starts over at a new stream.
+    pub fn reset(&mut self) {
+        self.state = State::BlockHeader;
+        self.bitbuf = 0;
+        self.bitcnt = 0;
+        self.last = false;
+    }
+
+    /// True between blocks (for `Z_BLOCK`-style stopping and `data_type`).
+    pub fn at_block_boundary(&self) -> bool {
+        self.state == State::BlockHeader
+    }
+
+    /// True once the final block's header has been read.
+    pub fn in_last_block(&self) -> bool {
+        self.last
+    }
+
+    /// Bits held in the bit buffer.
+    pub fn pending_bits(&self) -> u32 {
+        self.bitcnt
+    }
+
+    /// Inserts `bits` low bits of `value` into the bit buffer (zlib's `inflatePrime`).
+    pub fn prime(&mut self, bits: u32, value: u32) -> bool {
+        if bits > 16 || self.bitcnt + bits > 32 {
+            return false;
+        }
+        let v = (value as u64) & ((1u64 << bits) - 1);
+        self.bitbuf |= v << self.bitcnt;
+        self.bitcnt += bits;
+        true
+    }
+
+    /// Drops the bits up to the next byte boundary (after the final block, before a trailer).
+    pub fn align(&mut self) {
+        let drop = self.bitcnt & 7;
+        self.bitbuf >>= drop;
+        self.bitcnt -= drop;
+    }
+
+    /// Takes one whole byte left in the bit buffer, if any (for trailers after `align`).
+    pub fn take_byte(&mut self) -> Option<u8> {
+        if self.bitcnt >= 8 {
+            let b = self.bitbuf as u8;
+            self.bitbuf >>= 8;
+            self.bitcnt -= 8;
+            Some(b)
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    fn pull(&mut self, input: &[u8], ip: &mut usize) -> bool {
+        if *ip < input.len() {
+            self.bitbuf |= (input[*ip] as u64) << self.bitcnt;
+            self.bitcnt += 8;
+            *ip += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Ensures `n` bits (n <= 56) are buffered; false if the input ran out.
+    #[inline(always)]
+    fn need(&mut self, n: u32, input: &[u8], ip: &mut usize) -> bool {
+        while self.bitcnt < n {
+            if !self.pull(input, ip) {
+                return false;
+            }
+        }
+        true
+    }
+
+    #[inline(always)]
+    fn take(&mut self, n: u32) -> u32 {
+        let v = (self.bitbuf & ((1u64 << n) - 1)) as u32;
+        self.bitbuf >>= n;
+        self.bitcnt -= n;
+        v
+    }
+
+    fn tables(&self) -> (&[u32], &[u32]) {
+        if self.fixed {
+            let f = hf::fixed_tables();
+            (&f.0, &f.1)
+        } else {
+            (&self.litlen, &self.dist)
+        }
+    }
+
+    /// Looks up a symbol at bit offset `at` of `bits`, with `avail` valid bits from `at`.
+    /// Returns the entry and the bits it consumes, or None if more bits are needed.
+    #[inline(always)]
+    fn lookup(table: &[u32], pbits: u32, bits: u64, avail: u32) -> Option<(u32, u32)> {
+        let e = table[(bits & ((1 << pbits) - 1)) as usize];
+        if hf::e_kind(e) == hf::SUB {
+            let sb = hf::e_extra(e);
+            let s = table[hf::e_value(e) as usize + ((bits >> pbits) & ((1 << sb) - 1)) as usize];
+            let n = pbits + hf::e_len(s);
+            (n <= avail).then_some((s, n))
+        } else {
+            let n = hf::e_len(e);
+            (n <= avail).then_some((e, n))
+        }
+    }
+
+    /// Decodes one unit from the bit buffer without consuming it.
+    fn try_unit(&self) -> Result<Unit, ErrorKind> {
+        let (lt, dt) = self.tables();
+        let (bits, avail) = (self.bitbuf, self.bitcnt);
+        let Some((e, n)) = Self::lookup(lt, hf::LITLEN_BITS, bits, avail) else {
+            return Ok(Unit::More);
+        };
+        match hf::e_kind(e) {
+            hf::LIT => Ok(Unit::Lit(hf::e_value(e) as u8, n)),
+            hf::EOB => Ok(Unit::End(n)),
+            hf::LEN => {
+                let x = hf::e_extra(e);
+                if n + x > avail {
+                    return Ok(Unit::More);
+                }
+                let len = hf::e_value(e) + ((bits >> n) & ((1 << x) - 1)) as u32;
+                let used = n + x;
+                let Some((d, dn)) = Self::lookup(dt, hf::DIST_BITS, bits >> used, avail - used)
+                else {
+                    return Ok(Unit::More);
+                };
+                if hf::e_kind(d) != hf::DIST {
+                    return Err(ErrorKind::InvalidSymbol);
+                }
+                let used = used + dn;
+                let dx = hf::e_extra(d);
+                if used + dx > avail {
+                    return Ok(Unit::More);
+                }
+                let dist = hf::e_value(d) + ((bits >> used) & ((1 << dx) - 1)) as u32;
+                Ok(Unit::Match(len, dist, used + dx))
+            }
+            _ => Err(ErrorKind::InvalidSymbol),
+        }
+    }
+
+    /// Decodes from `input[*ip..]` into `out[*op..]`. `out[hist_start..*op]` is the history
+    /// matches may reach. Errors leave `*ip` at the byte where the problem was detected.
+    pub fn run(
+        &mut self,
+        input: &[u8],
+        ip: &mut usize,
+        out: &mut [u8],
+        op: &mut usize,
+        hist_start: usize,
+    ) -> Result<Status, ErrorKind> {
+        loop {
+            match self.state {
+                State::BlockHeader => {
+                    if self.last {
+                        self.state = State::Done;
+                        continue;
+                    }
+                    if !self.need(3, input, ip) {
+                        return Ok(Status::NeedInput);
+                    }
+                    self.last = self.take(1) == 1;
+                    match self.take(2) {
+                        0 => {
+                            self.align();
+                            self.state = State::StoredLen;
+                        }
+                        1 => {
+                            self.fixed = true;
+                            self.state = State::Codes;
+                        }
+                        2 => self.state = State::DynCounts,
+                        _ => return Err(ErrorKind::BadBlockType),
+                    }
+                }
+                State::StoredLen => {
+                    if !self.need(32, input, ip) {
+                        return Ok(Status::NeedInput);
+                    }
+                    let len = self.take(16);
+                    let nlen = self.take(16);
+                    if len != !nlen & 0xffff {
+                        return Err(ErrorKind::StoredLengthMismatch);
+                    }
+                    self.state = State::Stored { remaining: len };
+                }
+                State::Stored { mut remaining } => {
+                    while remaining > 0 && self.bitcnt >= 8 && *op < out.len() {
+                        out[*op] = self.take(8) as u8;
+                        *op += 1;
+                        remaining -= 1;
+                    }
+                    let n = (remaining as usize)
+                        .min(input.len() - *ip)
+                        .min(out.len() - *op);
+                    out[*op..*op + n].copy_from_slice(&input[*ip..*ip + n]);
+                    *op += n;
+                    *ip += n;
+                    remaining -= n as u32;
+                    if remaining == 0 {
+                        self.state = State::BlockHeader;
+                    } else {
+                        self.state = State::Stored { remaining };
+                        return Ok(if *op == out.len() {
+                            Status::OutputFull
+                        } else {
+                            Status::NeedInput
+                        });
+                    }
+                }
+                State::DynCounts => {
+                    if !self.need(14, input, ip) {
+                        return Ok(Status::NeedInput);
+                    }
+                    self.hlit = self.take(5) as usize + 257;
+                    self.hdist = self.take(5) as usize + 1;
+                    self.hclen = self.take(4) as usize + 4;
+                    if self.hlit > 286 || self.hdist > 30 {
+                        return Err(ErrorKind::TooManyCodes);
+                    }
+                    self.cl_lens = [0; 19];
+                    self.state = State::DynCl { i: 0 };
+                }
+                State::DynCl { mut i } => {
+                    while i < self.hclen {
+                        if !self.need(3, input, ip) {
+                            self.state = State::DynCl { i };
+                            return Ok(Status::NeedInput);
+                        }
+                        self.cl_lens[CL_ORDER[i]] = self.take(3) as u8;
+                        i += 1;
+                    }
+                    hf::build(
+                        &self.cl_lens,
+                        Alphabet::CodeLen,
+                        hf::CODELEN_BITS,
+                        &mut self.cl,
+                    )?;
+                    self.state = State::DynLens { i: 0 };
+                }
+                State::DynLens { mut i } => {
+                    let total = self.hlit + self.hdist;
+                    while i < total {
+                        // A code-length symbol (<= 7 bits) and its repeat bits (<= 7).
+                        let sym = loop {
+                            if let Some((e, n)) =
+                                Self::lookup(&self.cl, hf::CODELEN_BITS, self.bitbuf, self.bitcnt)
+                            {
+                                if hf::e_kind(e) == hf::BAD {
+                                    return Err(ErrorKind::InvalidSymbol);
+                                }
+                                let sym = hf::e_value(e) as usize;
+                                let x = match sym {
+                                    16 => 2,
+                                    17 => 3,
+                                    18 => 7,
+                                    _ => 0,
+                                };
+                                if n + x <= self.bitcnt {
+                                    self.take(n);
+                                    break (sym, self.take(x) as usize);
+                                }
+                            }
+                            if !self.pull(input, ip) {
+                                self.state = State::DynLens { i };
+                                return Ok(Status::NeedInput);
+                            }
+                        };
+                        let (value, count) = match sym {
+                            (s @ 0..=15, _) => (s as u8, 1),
+                            (16, r) => {
+                                if i == 0 {
+                                    return Err(ErrorKind::BadCodeLengthRepeat);
+                                }
+                                (self.lens[i - 1], 3 + r)
+                            }
+                            (17, r) => (0, 3 + r),
+                            (_, r) => (0, 11 + r),
+                        };
+                        if i + count > total {
+                            return Err(ErrorKind::BadCodeLengthRepeat);
+                        }
+                        self.lens[i..i + count].fill(value);
+                        i += count;
+                    }
+                    let (hlit, hdist) = (self.hlit, self.hdist);
+                    if self.lens[256] == 0 {
+                        return Err(ErrorKind::MissingEndOfBlock);
+                    }
+                    hf::build(
+                        &self.lens[..hlit],
+                        Alphabet::LitLen,
+                        hf::LITLEN_BITS,
+                        &mut self.litlen,
+                    )?;
+                    hf::build(
+                        &self.lens[hlit..hlit + hdist],
+                        Alphabet::Dist,
+                        hf::DIST_BITS,
+                        &mut self.dist,
+                    )?;
+                    self.fixed = false;
+                    self.state = State::Codes;
+                }
+                State::Codes => {
+                    if input.len() - *ip >= FAST_IN && out.len() - *op >= FAST_OUT {
+                        self.fast(input, ip, out, op, hist_start)?;
+                        if self.state != State::Codes {
+                            continue;
+                        }
+                    }
+                    // Slow path: one unit at a time, pulling bytes only as needed.
+                    loop {
+                        if *op >= out.len() {
+                            return Ok(Status::OutputFull);
+                        }
+                        let unit = self.try_unit()?;
+                        match unit {
+                            Unit::More => {
+                                if !self.pull(input, ip) {
+                                    return Ok(Status::NeedInput);
+                                }
+                            }
+                            Unit::Lit(b, n) => {
+                                self.take(n);
+                                out[*op] = b;
+                                *op += 1;
+                            }
+                            Unit::End(n) => {
+                                self.take(n);
+                                self.state = State::BlockHeader;
+                                break;
+                            }
+                            Unit::Match(len, dist, n) => {
+                                if dist as usize > *op - hist_start {
+                                    return Err(ErrorKind::DistanceTooFar);
+                                }
+                                self.take(n);
+                                self.state = State::Copy { len, dist };
+                                break;
+                            }
+                        }
+                        if input.len() - *ip >= FAST_IN && out.len() - *op >= FAST_OUT {
+                            break;
+                        }
+                    }
+                }
+                State::Copy { len, dist } => {
+                    let n = (len as usize).min(out.len() - *op);
+                    let src = *op - dist as usize;
+                    for k in 0..n {
+                        out[*op + k] = out[src + k];
+                    }
+                    *op += n;
+                    if n < len as usize {
+                        self.state = State::Copy {
+                            len: len - n as u32,
+                            dist,
+                        };
+                        return Ok(Status::OutputFull);
+                    }
+                    self.state = State::Codes;
+                }
+                State::Done => return Ok(Status::Done),
+            }
+        }
+    }
+
+    /// The fast loop: requires `FAST_IN` input and `FAST_OUT` output bytes at every step.
+    fn fast(
+        &mut self,
+        input: &[u8],
+        ip: &mut usize,
+        out: &mut [u8],
+        op: &mut usize,
+        hist_start: usize,
+    ) -> Result<(), ErrorKind> {
+        let mut bitbuf = self.bitbuf;
+        let mut bitcnt = self.bitcnt;
+        let mut pos = *ip;
+        let mut o = *op;
+        let start_pos = pos;
+        let lmask = (1u64 << hf::LITLEN_BITS) - 1;
+        let dmask = (1u64 << hf::DIST_BITS) - 1;
+        let mut result = Ok(());
+        let mut ended = false;
+        let (lt, dt) = self.tables();
+        while input.len() - pos >= FAST_IN && out.len() - o >= FAST_OUT {
+            // Refill to 56..63 bits.
+            let w = u64::from_le_bytes(input[pos..pos + 8].try_into().unwrap());
+            bitbuf |= w << bitcnt;
+            pos += ((63 - bitcnt) >> 3) as usize;
+            bitcnt |= 56;
+
+            let mut e = lt[(bitbuf & lmask) as usize];
+            if hf::e_kind(e) == hf::SUB {
+                bitbuf >>= hf::LITLEN_BITS;
+                bitcnt -= hf::LITLEN_BITS;
+                let sb = hf::e_extra(e);
+                e = lt[hf::e_value(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+            }
+            let n = hf::e_len(e);
+            bitbuf >>= n;
+            bitcnt -= n;
+            match hf::e_kind(e) {
+                hf::LIT => {
+                    out[o] = hf::e_value(e) as u8;
+                    o += 1;
+                    // Up to two more literals without a refill (each <= 15 bits).
+                    for _ in 0..2 {
+                        let e2 = lt[(bitbuf & lmask) as usize];
+                        if hf::e_kind(e2) != hf::LIT || bitcnt < 15 {
+                            break;
+                        }
+                        let n2 = hf::e_len(e2);
+                        bitbuf >>= n2;
+                        bitcnt -= n2;
+                        out[o] = hf::e_value(e2) as u8;
+                        o += 1;
+                    }
+                }
+                hf::LEN => {
+                    let x = hf::e_extra(e);
+                    let len = hf::e_value(e) as usize + (bitbuf & ((1 << x) - 1)) as usize;
+                    bitbuf >>= x;
+                    bitcnt -= x;
+                    let mut d = dt[(bitbuf & dmask) as usize];
+                    if hf::e_kind(d) == hf::SUB {
+                        bitbuf >>= hf::DIST_BITS;
+                        bitcnt -= hf::DIST_BITS;
+                        let sb = hf::e_extra(d);
+                        d = dt[hf::e_value(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+                    }
+                    if hf::e_kind(d) != hf::DIST {
+                        result = Err(ErrorKind::InvalidSymbol);
+                        break;
+                    }
+                    let dn = hf::e_len(d);
+                    bitbuf >>= dn;
+                    bitcnt -= dn;
+                    let dx = hf::e_extra(d);
+                    let dist = hf::e_value(d) as usize + (bitbuf & ((1 << dx) - 1)) as usize;
+                    bitbuf >>= dx;
+                    bitcnt -= dx;
+                    if dist > o - hist_start {
+                        result = Err(ErrorKind::DistanceTooFar);
+                        break;
+                    }
+                    copy_match(out, o, dist, len);
+                    o += len;
+                }
+                hf::EOB => {
+                    ended = true;
+                    break;
+                }
+                _ => {
+                    result = Err(ErrorKind::InvalidSymbol);
+                    break;
+                }
+            }
+        }
+        // Give back whole bytes read ahead in this run, so at most 7 bits stay buffered.
+        let back = ((bitcnt >> 3) as usize).min(pos - start_pos);
+        pos -= back;
+        bitcnt -= (back as u32) << 3;
+        bitbuf &= if bitcnt == 0 {
+            0
+        } else {
+            u64::MAX >> (64 - bitcnt)
+        };
+        self.bitbuf = bitbuf;
+        self.bitcnt = bitcnt;
+        *ip = pos;
+        *op = o;
+        if ended {
+            self.state = State::BlockHeader;
+        }
+        result
+    }
+}
+
+/// Copies a `len`-byte match from `dist` bytes back; may write up to 15 bytes past `o + len`
+/// (the fast loop guarantees the slack).
+#[inline(always)]
+fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
+    let src = o - dist;
+    if dist >= 8 {
+        let mut s = src;
+        let mut d = o;
+        let end = o + len;
+        while d < end {
+            let chunk: [u8; 8] = out[s..s + 8].try_into().unwrap();
+            out[d..d + 8].copy_from_slice(&chunk);
+            s += 8;
+            d += 8;
+        }
+    } else if dist == 1 {
+        let b = out[src];
+        out[o..o + len].fill(b);
+    } else {
+        for k in 0..len {
+            out[o + k] = out[src + k];
+        }
+    }
+}

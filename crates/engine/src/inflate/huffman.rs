@@ -1,0 +1,254 @@
+//! Decode tables for canonical Huffman codes, with zlib's acceptance rules.
+//!
+//! A table is a primary array indexed by the next `pbits` input bits (LSB-first, as DEFLATE
+//! packs codes), plus subtables for longer codes. Each `u32` entry packs
+//! `value << 16 | extra << 8 | kind << 4 | len`: `len` is the bits the entry consumes (for a
+//! subtable pointer: `pbits`), `extra` the extra-bit count of a length or distance (for a
+//! pointer: the subtable's index bits), `value` the literal, base, or subtable start.
+//! Unassigned codewords hold `BAD` entries whose `len` is the full index width, so a decoder
+//! that lacks bits asks for more before it reports an invalid code.
+#![forbid(unsafe_code)]
+
+use super::error::ErrorKind;
+
+/// A literal byte (or a code-length symbol).
+pub const LIT: u32 = 0;
+/// A match length: `value` is the base, `extra` the extra bits.
+pub const LEN: u32 = 1;
+/// End of block.
+pub const EOB: u32 = 2;
+/// A pointer to a subtable.
+pub const SUB: u32 = 3;
+/// An invalid or unassigned code.
+pub const BAD: u32 = 4;
+/// A distance: `value` is the base, `extra` the extra bits.
+pub const DIST: u32 = 5;
+
+/// Length bases and extra bits for symbols 257..=285 (RFC 1951 3.2.5).
+const LEN_BASE: [u16; 29] = [
+    3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131,
+    163, 195, 227, 258,
+];
+const LEN_EXTRA: [u8; 29] = [
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+];
+/// Distance bases and extra bits for symbols 0..=29.
+const DIST_BASE: [u16; 30] = [
+    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
+    2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+];
+const DIST_EXTRA: [u8; 30] = [
+    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13,
+    13,
+];
+
+/// Which alphabet a table decodes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Alphabet {
+    /// The code-length code (19 symbols); must be complete.
+    CodeLen,
+    /// Literal/length (up to 288 symbols).
+    LitLen,
+    /// Distance (up to 32 symbols).
+    Dist,
+}
+
+#[inline(always)]
+pub const fn entry(value: u32, extra: u32, kind: u32, len: u32) -> u32 {
+    (value << 16) | (extra << 8) | (kind << 4) | len
+}
+#[inline(always)]
+pub const fn e_len(e: u32) -> u32 {
+    e & 15
+}
+#[inline(always)]
+pub const fn e_kind(e: u32) -> u32 {
+    (e >> 4) & 15
+}
+#[inline(always)]
+pub const fn e_extra(e: u32) -> u32 {
+    (e >> 8) & 255
+}
+#[inline(always)]
+pub const fn e_value(e: u32) -> u32 {
+    e >> 16
+}
+
+fn symbol_entry(alpha: Alphabet, sym: usize, len: u32) -> u32 {
+    match alpha {
+        Alphabet::CodeLen => entry(sym as u32, 0, LIT, len),
+        Alphabet::LitLen => match sym {
+            0..=255 => entry(sym as u32, 0, LIT, len),
+            256 => entry(0, 0, EOB, len),
+            257..=285 => entry(
+                LEN_BASE[sym - 257] as u32,
+                LEN_EXTRA[sym - 257] as u32,
+                LEN,
+                len,
+            ),
+            _ => entry(0, 0, BAD, len),
+        },
+        Alphabet::Dist => match sym {
+            0..=29 => entry(DIST_BASE[sym] as u32, DIST_EXTRA[sym] as u32, DIST, len),
+            _ => entry(0, 0, BAD, len),
+        },
+    }
+}
+
+/// Builds the decode table for `lens` into `table` with a primary index of `pbits` bits.
+///
+/// Rejects over-subscribed sets, and incomplete sets except where zlib accepts them: an empty
+/// set, or a literal/length or distance set whose only code has length 1.
+pub fn build(
+    lens: &[u8],
+    alpha: Alphabet,
+    pbits: u32,
+    table: &mut Vec<u32>,
+) -> Result<(), ErrorKind> {
+    let mut count = [0u16; 16];
+    for &l in lens {
+        count[l as usize] += 1;
+    }
+    count[0] = 0;
+    let mut left: i32 = 1;
+    let mut max = 0;
+    for (len, &c) in count.iter().enumerate().skip(1) {
+        left <<= 1;
+        left -= c as i32;
+        if left < 0 {
+            return Err(ErrorKind::OversubscribedCodes);
+        }
+        if c != 0 {
+            max = len;
+        }
+    }
+    if left > 0 && max != 0 && (alpha == Alphabet::CodeLen || max != 1) {
+        return Err(ErrorKind::IncompleteCodes);
+    }
+    table.clear();
+    table.resize(1 << pbits, entry(0, 0, BAD, pbits));
+    if max == 0 {
+        return Ok(());
+    }
+    // Canonical codes: first code of each length.
+    let mut next = [0u32; 16];
+    let mut code = 0u32;
+    for len in 1..16 {
+        code = (code + count[len - 1] as u32) << 1;
+        next[len] = code;
+    }
+    // Codes sorted by (len, symbol) are symbols in order within each length.
+    let pmask = (1u32 << pbits) - 1;
+    // Longest code per primary prefix, for subtable sizing.
+    let mut sub_max = vec![0u8; 1 << pbits];
+    let mut codes = [0u32; 320];
+    {
+        let mut nx = next;
+        for (sym, &l) in lens.iter().enumerate() {
+            if l != 0 {
+                let c = nx[l as usize];
+                nx[l as usize] += 1;
+                let rev = c.reverse_bits() >> (32 - l as u32);
+                codes[sym] = rev;
+                if l as u32 > pbits {
+                    let p = (rev & pmask) as usize;
+                    sub_max[p] = sub_max[p].max(l);
+                }
+            }
+        }
+    }
+    for (sym, &l) in lens.iter().enumerate() {
+        let l = l as u32;
+        if l == 0 {
+            continue;
+        }
+        let rev = codes[sym];
+        if l <= pbits {
+            let e = symbol_entry(alpha, sym, l);
+            let mut i = rev as usize;
+            while i < (1 << pbits) {
+                table[i] = e;
+                i += 1 << l;
+            }
+        } else {
+            let p = (rev & pmask) as usize;
+            let sub_bits = sub_max[p] as u32 - pbits;
+            let start = if e_kind(table[p]) == SUB {
+                e_value(table[p]) as usize
+            } else {
+                let start = table.len();
+                table.resize(start + (1 << sub_bits), entry(0, 0, BAD, sub_bits));
+                table[p] = entry(start as u32, sub_bits, SUB, pbits);
+                start
+            };
+            let sl = l - pbits;
+            let e = symbol_entry(alpha, sym, sl);
+            let mut i = (rev >> pbits) as usize;
+            while i < (1 << sub_bits) {
+                table[start + i] = e;
+                i += 1 << sl;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Primary index bits for literal/length tables: 11 bits keep the table in L1 and resolve
+/// nearly every code of real data in one lookup.
+pub const LITLEN_BITS: u32 = 11;
+/// Primary index bits for distance tables.
+pub const DIST_BITS: u32 = 8;
+/// Primary index bits for the code-length code (its codes are at most 7 bits).
+pub const CODELEN_BITS: u32 = 7;
+
+/// The fixed-Huffman tables of RFC 1951 3.2.6, built once.
+pub fn fixed_tables() -> &'static (Vec<u32>, Vec<u32>) {
+    static FIXED: std::sync::OnceLock<(Vec<u32>, Vec<u32>)> = std::sync::OnceLock::new();
+    FIXED.get_or_init(|| {
+        let mut l = [0u8; 288];
+        l[..144].fill(8);
+        l[144..256].fill(9);
+        l[256..280].fill(7);
+        l[280..].fill(8);
+        let mut lit = Vec::new();
+        build(&l, Alphabet::LitLen, LITLEN_BITS, &mut lit).expect("fixed code is complete");
+        let mut dist = Vec::new();
+        build(&[5u8; 32], Alphabet::Dist, DIST_BITS, &mut dist).expect("fixed code is complete");
+        (lit, dist)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn acceptance_rules() {
+        let mut t = Vec::new();
+        assert_eq!(
+            build(&[1, 1, 1], Alphabet::LitLen, 9, &mut t),
+            Err(ErrorKind::OversubscribedCodes)
+        );
+        assert_eq!(
+            build(&[2, 2, 2], Alphabet::LitLen, 9, &mut t),
+            Err(ErrorKind::IncompleteCodes)
+        );
+        assert_eq!(build(&[1], Alphabet::Dist, 8, &mut t), Ok(()));
+        assert_eq!(
+            build(&[1], Alphabet::CodeLen, 7, &mut t),
+            Err(ErrorKind::IncompleteCodes)
+        );
+        assert_eq!(build(&[0, 0], Alphabet::Dist, 8, &mut t), Ok(()));
+        assert_eq!(e_kind(t[0]), BAD);
+    }
+
+    #[test]
+    fn long_codes_go_to_subtables() {
+        // 2^15 - 1 symbols would be too many; use a skewed complete code: lengths 1..15, 15.
+        let mut lens: Vec<u8> = (1..=15).collect();
+        lens.push(15);
+        let mut t = Vec::new();
+        build(&lens, Alphabet::CodeLen, 7, &mut t).unwrap();
+        assert!(t.len() > 128);
+    }
+}

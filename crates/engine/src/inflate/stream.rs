@@ -1,0 +1,342 @@
+//! The streaming decoder: input and output in pieces of any size, down to one byte.
+//!
+//! Data is decoded into an internal window (32 KiB of history plus 64 KiB of fresh output) and
+//! copied out as the caller's output space allows, so a match never needs the caller's buffer
+//! as history. Each call consumes what it can and always makes progress when it can; at the end
+//! of a stream it stops exactly after the trailer, leaving the next member's bytes unconsumed.
+#![forbid(unsafe_code)]
+
+use super::container::{self, Header, MAX_FIELD};
+use super::core::{Core, Status};
+use super::error::{ErrorKind, InflateError};
+use crate::checksum::{adler32, crc32};
+use crate::format::{Format, GzipHeader};
+
+/// History kept for matches.
+const HISTORY: usize = 32 * 1024;
+/// Window size: history plus room to decode ahead of the caller.
+const WINDOW: usize = HISTORY + 64 * 1024;
+
+/// Where the decoder stands after a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamState {
+    /// More input or output space is needed.
+    Progress,
+    /// The stream (one zlib stream or one gzip member) ended and its trailer checked out.
+    StreamEnd,
+    /// A zlib stream needs the preset dictionary with this Adler-32: call
+    /// [`Inflater::set_dictionary`].
+    NeedDictionary(u32),
+}
+
+/// The result of one [`Inflater::inflate`] call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InflateStatus {
+    /// Input bytes consumed.
+    pub consumed: usize,
+    /// Output bytes written.
+    pub produced: usize,
+    /// Where the stream stands.
+    pub state: StreamState,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Header,
+    NeedDict(u32),
+    Body,
+    Trailer,
+    Done,
+}
+
+/// A resumable decoder for one raw, zlib or gzip stream.
+pub struct Inflater {
+    format: Format,
+    window_bits: u8,
+    core: Core,
+    phase: Phase,
+    hdr: Vec<u8>,
+    trailer: Vec<u8>,
+    win: Vec<u8>,
+    wlen: usize,
+    delivered: usize,
+    check: u32,
+    member_out: u64,
+    total_in: u64,
+    total_out: u64,
+    header: Option<GzipHeader>,
+    failed: Option<InflateError>,
+}
+
+impl Inflater {
+    /// A decoder for `format` with a window of 2^`window_bits` bytes (8..=15; streams declaring
+    /// a larger window are rejected for zlib).
+    pub fn new(format: Format, window_bits: u8) -> Self {
+        Inflater {
+            format,
+            window_bits: window_bits.clamp(8, 15),
+            core: Core::default(),
+            phase: Phase::Header,
+            hdr: Vec::new(),
+            trailer: Vec::new(),
+            win: vec![0; WINDOW],
+            wlen: 0,
+            delivered: 0,
+            check: if format == Format::Zlib { 1 } else { 0 },
+            member_out: 0,
+            total_in: 0,
+            total_out: 0,
+            header: None,
+            failed: None,
+        }
+    }
+
+    /// Starts a new stream with the same settings (keeps the allocations).
+    pub fn reset(&mut self) {
+        self.core.reset();
+        self.phase = Phase::Header;
+        self.hdr.clear();
+        self.trailer.clear();
+        self.wlen = 0;
+        self.delivered = 0;
+        self.check = if self.format == Format::Zlib { 1 } else { 0 };
+        self.member_out = 0;
+        self.total_in = 0;
+        self.total_out = 0;
+        self.header = None;
+        self.failed = None;
+    }
+
+    /// The gzip header, once parsed.
+    pub fn gzip_header(&self) -> Option<&GzipHeader> {
+        self.header.as_ref()
+    }
+
+    /// Input bytes consumed since the start (or the last reset).
+    pub fn total_in(&self) -> u64 {
+        self.total_in
+    }
+
+    /// Output bytes produced since the start (or the last reset).
+    pub fn total_out(&self) -> u64 {
+        self.total_out
+    }
+
+    /// The history window (up to 32 KiB of the most recent output), as zlib's
+    /// `inflateGetDictionary` returns it.
+    pub fn window(&self) -> &[u8] {
+        let end = self.delivered;
+        &self.win[end.saturating_sub(HISTORY)..end]
+    }
+
+    /// True when the decoder stands between blocks.
+    pub fn at_block_boundary(&self) -> bool {
+        self.phase == Phase::Body && self.core.at_block_boundary()
+    }
+
+    /// True once the final block's header was read.
+    pub fn in_last_block(&self) -> bool {
+        self.core.in_last_block()
+    }
+
+    /// Bits of input held unconsumed in the bit buffer.
+    pub fn pending_bits(&self) -> u32 {
+        self.core.pending_bits()
+    }
+
+    /// Inserts bits ahead of the next input (zlib's `inflatePrime`); false if they do not fit.
+    pub fn prime(&mut self, bits: u32, value: u32) -> bool {
+        if self.phase == Phase::Header && self.format == Format::Raw {
+            self.phase = Phase::Body;
+        }
+        self.core.prime(bits, value)
+    }
+
+    /// Supplies the preset dictionary: after [`StreamState::NeedDictionary`] for zlib, or before
+    /// any data for raw streams.
+    pub fn set_dictionary(&mut self, dict: &[u8]) -> Result<(), InflateError> {
+        let at = self.total_in;
+        match self.phase {
+            Phase::NeedDict(id) => {
+                if adler32(1, dict) != id {
+                    return Err(InflateError::new(ErrorKind::WrongDictionary, at));
+                }
+            }
+            Phase::Header | Phase::Body if self.format == Format::Raw && self.member_out == 0 => {}
+            _ => return Err(InflateError::new(ErrorKind::WrongDictionary, at)),
+        }
+        let d = &dict[dict.len().saturating_sub(HISTORY)..];
+        self.win[..d.len()].copy_from_slice(d);
+        self.wlen = d.len();
+        self.delivered = d.len();
+        self.phase = Phase::Body;
+        Ok(())
+    }
+
+    fn deliver(&mut self, output: &mut [u8], produced: &mut usize) {
+        let n = (self.wlen - self.delivered).min(output.len() - *produced);
+        if n == 0 {
+            return;
+        }
+        let chunk = &self.win[self.delivered..self.delivered + n];
+        output[*produced..*produced + n].copy_from_slice(chunk);
+        self.check = match self.format {
+            Format::Gzip => crc32(self.check, chunk),
+            Format::Zlib => adler32(self.check, chunk),
+            Format::Raw => 0,
+        };
+        self.delivered += n;
+        *produced += n;
+        self.member_out += n as u64;
+    }
+
+    /// Decodes from `input` into `output`.
+    pub fn inflate(
+        &mut self,
+        input: &[u8],
+        output: &mut [u8],
+    ) -> Result<InflateStatus, InflateError> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let mut ip = 0;
+        let mut produced = 0;
+        let result = self.step(input, &mut ip, output, &mut produced);
+        self.total_in += ip as u64;
+        self.total_out += produced as u64;
+        match result {
+            Ok(state) => Ok(InflateStatus {
+                consumed: ip,
+                produced,
+                state,
+            }),
+            Err(e) => {
+                self.failed = Some(e);
+                Err(e)
+            }
+        }
+    }
+
+    fn step(
+        &mut self,
+        input: &[u8],
+        ip: &mut usize,
+        output: &mut [u8],
+        produced: &mut usize,
+    ) -> Result<StreamState, InflateError> {
+        let base = self.total_in;
+        let err = |kind, at: usize| InflateError::new(kind, base + at as u64);
+        loop {
+            if self.delivered < self.wlen {
+                self.deliver(output, produced);
+                if self.delivered < self.wlen {
+                    return Ok(StreamState::Progress);
+                }
+            }
+            match self.phase {
+                Phase::Header => {
+                    if self.format == Format::Raw {
+                        self.phase = Phase::Body;
+                        continue;
+                    }
+                    let prev = self.hdr.len();
+                    let take = (input.len() - *ip).min(2 * MAX_FIELD + 70_000 - prev);
+                    self.hdr.extend_from_slice(&input[*ip..*ip + take]);
+                    let parsed = match self.format {
+                        Format::Zlib => container::parse_zlib(&self.hdr),
+                        _ => container::parse_gzip(&self.hdr),
+                    };
+                    match parsed {
+                        Ok(Some((h, n))) => {
+                            *ip += n - prev;
+                            self.hdr.clear();
+                            match h {
+                                Header::Gzip(g) => {
+                                    self.header = Some(g);
+                                    self.phase = Phase::Body;
+                                }
+                                Header::Zlib {
+                                    window_bits,
+                                    dict_id,
+                                } => {
+                                    if window_bits > self.window_bits {
+                                        return Err(err(ErrorKind::BadWindowSize, 0));
+                                    }
+                                    self.phase = match dict_id {
+                                        Some(id) => Phase::NeedDict(id),
+                                        None => Phase::Body,
+                                    };
+                                }
+                            }
+                        }
+                        Ok(None) => {
+                            *ip += take;
+                            return Ok(StreamState::Progress);
+                        }
+                        Err((k, at)) => {
+                            let at = at.saturating_sub(prev);
+                            *ip += at;
+                            return Err(err(k, *ip));
+                        }
+                    }
+                }
+                Phase::NeedDict(id) => return Ok(StreamState::NeedDictionary(id)),
+                Phase::Body => {
+                    if self.delivered == self.wlen && self.wlen + 300 > self.win.len() {
+                        let keep = self.wlen.min(HISTORY);
+                        self.win.copy_within(self.wlen - keep..self.wlen, 0);
+                        self.wlen = keep;
+                        self.delivered = keep;
+                    }
+                    let status = self
+                        .core
+                        .run(input, ip, &mut self.win, &mut self.wlen, 0)
+                        .map_err(|k| err(k, *ip))?;
+                    match status {
+                        Status::OutputFull => continue,
+                        Status::NeedInput => {
+                            self.deliver(output, produced);
+                            return Ok(StreamState::Progress);
+                        }
+                        Status::Done => {
+                            self.core.align();
+                            while let Some(b) = self.core.take_byte() {
+                                self.trailer.push(b);
+                            }
+                            self.phase = Phase::Trailer;
+                        }
+                    }
+                }
+                Phase::Trailer => {
+                    let need = match self.format {
+                        Format::Raw => 0,
+                        Format::Zlib => 4,
+                        Format::Gzip => 8,
+                    };
+                    let n = (need - self.trailer.len().min(need)).min(input.len() - *ip);
+                    self.trailer.extend_from_slice(&input[*ip..*ip + n]);
+                    *ip += n;
+                    if self.trailer.len() < need {
+                        return Ok(StreamState::Progress);
+                    }
+                    let at = *ip;
+                    match self.format {
+                        Format::Zlib => {
+                            let t: [u8; 4] = self.trailer[..4].try_into().unwrap();
+                            container::check_zlib_trailer(&t, self.check)
+                                .map_err(|k| err(k, at))?;
+                        }
+                        Format::Gzip => {
+                            let t: [u8; 8] = self.trailer[..8].try_into().unwrap();
+                            container::check_gzip_trailer(&t, self.check, self.member_out)
+                                .map_err(|k| err(k, at))?;
+                        }
+                        Format::Raw => {}
+                    }
+                    self.phase = Phase::Done;
+                }
+                Phase::Done => return Ok(StreamState::StreamEnd),
+            }
+        }
+    }
+}
