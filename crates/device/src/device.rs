@@ -11,8 +11,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
-use crate::codec::{Codec, StoreCodec};
+use crate::codec::Codec;
 use crate::config::DeviceConfig;
+use crate::engine_codec::EngineCodec;
 use crate::handle::{JobHandle, Slot, SlotState};
 use crate::job::{Job, JobError, Run};
 use crate::queue::{JobQueue, Priority};
@@ -174,7 +175,7 @@ impl Device {
 }
 
 fn default_codec() -> Arc<dyn Codec> {
-    Arc::new(StoreCodec)
+    Arc::new(EngineCodec)
 }
 
 fn engine_loop(id: usize, sh: &Shared, q: &JobQueue<Task>) {

@@ -3,21 +3,40 @@
 //! seed 000's NXU: allocated once, reused for every job that engine runs), so a block costs no
 //! match-finder allocation.
 //!
-//! Decoding: `hyperz_engine::inflate` does not exist yet; until it does, members are decoded by
-//! the store-raw decoder, which accepts only stored blocks and reports any other block as
-//! [`DecodeErrorKind::BadBlock`](crate::DecodeErrorKind::BadBlock). That is why
-//! [`StoreCodec`](crate::StoreCodec) is still the device default: switching the default to this
-//! codec is one line in `device.rs` once `Decompressor::decompress_member` lands.
+//! Decoding uses `hyperz_engine::inflate::Decompressor::decompress_member`, one decoder per
+//! format per engine thread; engine errors map onto [`DecodeErrorKind`] with their offsets.
 use std::cell::RefCell;
 
 use hyperz_engine::deflate::Compressor;
+use hyperz_engine::inflate::{Decompressor, ErrorKind, InflateError};
 use hyperz_engine::Format;
 
-use crate::codec::{Codec, DecodeError, StoreCodec};
+use crate::codec::{Codec, DecodeError, DecodeErrorKind};
 
 thread_local! {
     /// This thread's compressors, one per level used (levels are 0..=12).
     static COMPRESSORS: RefCell<Vec<(u32, Compressor)>> = const { RefCell::new(Vec::new()) };
+    /// This thread's single-member decoders for raw, zlib and gzip.
+    static DECOMPRESSORS: RefCell<[Option<Decompressor>; 3]> = const { RefCell::new([None, None, None]) };
+}
+
+fn map_error(e: InflateError) -> DecodeError {
+    let kind = match e.kind {
+        ErrorKind::Truncated => DecodeErrorKind::Truncated,
+        ErrorKind::BadZlibHeader
+        | ErrorKind::BadGzipHeader
+        | ErrorKind::ReservedFlags
+        | ErrorKind::HeaderCrcMismatch
+        | ErrorKind::HeaderTooLong
+        | ErrorKind::DictionaryRequired(_)
+        | ErrorKind::WrongDictionary
+        | ErrorKind::BadWindowSize => DecodeErrorKind::BadHeader,
+        ErrorKind::ChecksumMismatch { .. } | ErrorKind::LengthMismatch { .. } => {
+            DecodeErrorKind::BadChecksum
+        }
+        _ => DecodeErrorKind::BadBlock,
+    };
+    DecodeError::at(kind, e.offset)
 }
 
 /// `hyperz-engine`'s DEFLATE behind the [`Codec`] trait.
@@ -57,6 +76,21 @@ impl Codec for EngineCodec {
         input: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<usize, DecodeError> {
-        StoreCodec.decompress_member(format, input, out)
+        let slot = match format {
+            Format::Raw => 0,
+            Format::Zlib => 1,
+            Format::Gzip => 2,
+        };
+        DECOMPRESSORS.with(|d| {
+            let mut d = d.borrow_mut();
+            let dec = d[slot].get_or_insert_with(|| {
+                Decompressor::new(format)
+                    .multi_member(false)
+                    .allow_trailing(true)
+            });
+            dec.decompress_member(input, out)
+                .map(|info| info.consumed)
+                .map_err(map_error)
+        })
     }
 }

@@ -39,7 +39,7 @@ pub struct MemberEntry {
 fn hz_member(input: &[u8]) -> Option<container::MemberSizes> {
     match container::parse_header(Format::Gzip, input) {
         Ok((HZ_HEADER_LEN, Some(s)))
-            if s.member_len as usize >= HZ_HEADER_LEN + GZIP_TRAILER_LEN + 1 =>
+            if s.member_len as usize > HZ_HEADER_LEN + GZIP_TRAILER_LEN =>
         {
             Some(s)
         }

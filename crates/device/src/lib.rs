@@ -41,10 +41,11 @@
 //!
 //! ## Codec
 //!
-//! Engines run a [`Codec`]. Until `hyperz-engine`'s `compress_raw_chunk` / `decompress_member`
-//! exist the default is [`StoreCodec`] (stored blocks, the store-raw path); any deterministic
-//! DEFLATE implementation can be supplied in [`DeviceConfig::codec`] (the throughput example
-//! plugs in system zlib this way).
+//! Engines run a [`Codec`]. The default is [`EngineCodec`]: `hyperz-engine`'s deflate and
+//! inflate, with one compressor per level and one decoder per format kept in each engine
+//! thread. [`StoreCodec`] (stored blocks only) and any other deterministic DEFLATE
+//! implementation can be supplied in [`DeviceConfig::codec`] (the throughput example and a test
+//! plug in system zlib this way).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

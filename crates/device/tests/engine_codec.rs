@@ -1,5 +1,5 @@
 //! The device running hyperz-engine's deflate: streams identical for any engine count and
-//! decodable by GNU gzip and Python (our own inflater is not written yet).
+//! decodable by GNU gzip, Python and our own inflater.
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::Arc;

@@ -209,7 +209,13 @@ fn corrupt_independent_members_give_precise_errors() {
     let m = index[2];
     bad[(m.offset + 40) as usize] ^= 1;
     let e = dev.decompress(Format::Gzip, &bad).unwrap_err();
-    assert_eq!(e.kind, DecodeErrorKind::BadChecksum);
+    assert!(
+        matches!(
+            e.kind,
+            DecodeErrorKind::BadChecksum | DecodeErrorKind::BadBlock
+        ),
+        "{e:?}"
+    );
     assert!(
         e.offset >= m.offset && e.offset < m.offset + m.member_len as u64,
         "{e:?} {m:?}"
