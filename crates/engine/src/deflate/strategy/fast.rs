@@ -1,6 +1,6 @@
-//! The fastest tier (levels 1-3): a single-entry hash table keyed by four bytes, greedy parsing.
+//! The fastest tier (level 1): a two-way hash table keyed by four bytes, greedy parsing.
 //!
-//! Each position looks up the one previous position with the same 4-byte hash; a match of at
+//! Each position looks up the two most recent positions with the same 4-byte hash; a match of at
 //! least four bytes is taken at once. Inside a match only the first `insert_inside` positions
 //! are hashed, which is where most of the speed over hash chains comes from. When nothing
 //! matches for a while the step grows (the "skip" heuristic of LZ4/snappy), so incompressible
@@ -22,7 +22,7 @@ fn hash4(v: u32) -> usize {
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let mut table = std::mem::take(&mut ctx.table);
     table.clear();
-    table.resize(1 << TABLE_BITS, 0);
+    table.resize(2 << TABLE_BITS, 0);
     let end = buf.len();
     let max_dist = ctx.max_dist;
     let min = ctx.min_match.max(4);
@@ -31,7 +31,9 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let hist = start.saturating_sub(max_dist);
     let mut p = hist;
     while p + 4 <= start.min(end) {
-        table[hash4(load32(buf, p))] = p as u32 + 1;
+        let h = hash4(load32(buf, p));
+        table[2 * h + 1] = table[2 * h];
+        table[2 * h] = p as u32 + 1;
         p += 1;
     }
     let mut p = start;
@@ -39,19 +41,31 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     while p + 4 <= end {
         let v = load32(buf, p);
         let h = hash4(v);
-        let cand = table[h] as usize;
-        table[h] = p as u32 + 1;
-        if cand != 0 && p - (cand - 1) <= max_dist && load32(buf, cand - 1) == v {
-            let c = cand - 1;
-            let max = (end - p).min(MAX_MATCH);
-            let l = 4 + match_len(buf, c + 4, p + 4, max - 4);
+        // Two-way bucket: the newest and the previous position with this hash.
+        let (c0, c1) = (table[2 * h] as usize, table[2 * h + 1] as usize);
+        table[2 * h + 1] = c0 as u32;
+        table[2 * h] = p as u32 + 1;
+        let max = (end - p).min(MAX_MATCH);
+        let (mut l, mut c) = (0usize, 0usize);
+        for cand in [c0, c1] {
+            if cand != 0 && p - (cand - 1) <= max_dist && load32(buf, cand - 1) == v {
+                let cl = 4 + match_len(buf, cand - 1 + 4, p + 4, max - 4);
+                if cl > l {
+                    l = cl;
+                    c = cand - 1;
+                }
+            }
+        }
+        {
             if l >= min {
                 ctx.sb.matched(l as u32, (p - c) as u32);
                 let stop = (p + l).min(end.saturating_sub(3));
                 let mut q = p + 1;
                 let lim = stop.min(p + 1 + insert_inside);
                 while q < lim {
-                    table[hash4(load32(buf, q))] = q as u32 + 1;
+                    let h = hash4(load32(buf, q));
+                    table[2 * h + 1] = table[2 * h];
+                    table[2 * h] = q as u32 + 1;
                     q += 1;
                 }
                 p += l;
