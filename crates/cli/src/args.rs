@@ -135,7 +135,13 @@ pub fn normalize(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut value_next = false;
     for (i, arg) in args.into_iter().enumerate() {
         let s = arg.to_string_lossy().into_owned();
-        if i == 0 || files_only || value_next || !s.starts_with('-') || s.starts_with("--") || s == "-" {
+        if i == 0
+            || files_only
+            || value_next
+            || !s.starts_with('-')
+            || s.starts_with("--")
+            || s == "-"
+        {
             if s == "--" {
                 files_only = true;
             }
@@ -234,7 +240,9 @@ mod tests {
     use super::*;
 
     fn opts(args: &[&str]) -> Options {
-        let v = std::iter::once("hyperz").chain(args.iter().copied()).map(OsString::from);
+        let v = std::iter::once("hyperz")
+            .chain(args.iter().copied())
+            .map(OsString::from);
         match parse(v).unwrap() {
             Parsed::Run(o) => o,
             Parsed::Version => panic!("version"),

@@ -5,7 +5,8 @@
 //! the file and the problem, and decide what to clean up.
 
 use crate::progress::Progress;
-use hyperz_engine::deflate::{Deflater, Flush, Params};
+use hyperz_device::{Device, ParallelDeflater};
+use hyperz_engine::checksum::crc32;
 use hyperz_engine::inflate::{InflateError, Inflater, StreamState};
 use hyperz_engine::{Format, GzipHeader};
 use std::io::{self, Read, Write};
@@ -50,8 +51,8 @@ impl std::fmt::Display for CodecError {
 pub struct CompressSpec {
     /// Level 0-12.
     pub level: u32,
-    /// Engines to use.
-    pub processes: usize,
+    /// Independent-block output (`-i`).
+    pub independent: bool,
     /// The gzip header (name, mtime) to write.
     pub header: GzipHeader,
 }
@@ -96,43 +97,80 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, CodecError> {
     Ok(n)
 }
 
-/// Compresses `r` into one gzip member on `w`.
+/// Writes a gzip member header carrying `h`'s fields (RFC 1952 2.3).
+fn write_gzip_header(h: &GzipHeader, out: &mut Vec<u8>) {
+    let mut flg = 0u8;
+    if h.text {
+        flg |= 1;
+    }
+    if h.extra.is_some() {
+        flg |= 4;
+    }
+    if h.name.is_some() {
+        flg |= 8;
+    }
+    if h.comment.is_some() {
+        flg |= 16;
+    }
+    out.extend_from_slice(&[0x1f, 0x8b, 8, flg]);
+    out.extend_from_slice(&h.mtime.to_le_bytes());
+    out.extend_from_slice(&[h.xfl, h.os]);
+    if let Some(x) = &h.extra {
+        out.extend_from_slice(&(x.len() as u16).to_le_bytes());
+        out.extend_from_slice(x);
+    }
+    for field in [&h.name, &h.comment].into_iter().flatten() {
+        out.extend(field.iter().copied().filter(|&b| b != 0));
+        out.push(0);
+    }
+}
+
+/// Compresses `r` into `w` on every engine of `dev`: one gzip member carrying the header's name
+/// and mtime (the engines produce the raw DEFLATE body in parallel, this thread keeps the
+/// CRC-32), or, with `independent`, a multi-member stream of independently decodable members.
 pub fn compress(
     r: &mut dyn Read,
     w: &mut dyn Write,
     spec: &CompressSpec,
+    dev: &Device,
     progress: &Progress,
 ) -> Result<Counts, CodecError> {
-    let params = Params {
-        level: spec.level,
-        ..Params::default()
+    let mut z = if spec.independent {
+        ParallelDeflater::independent(dev, spec.level)
+    } else {
+        ParallelDeflater::new(dev, Format::Raw, spec.level)
     };
-    let mut deflater = Deflater::new(Format::Gzip, params).expect("level validated by the parser");
-    deflater.set_gzip_header(spec.header.clone());
-    let mut input = vec![0u8; IO_CHUNK];
-    let mut output = vec![0u8; IO_CHUNK];
+    let mut out = Vec::with_capacity(IO_CHUNK);
     let mut counts = Counts::default();
+    if !spec.independent {
+        write_gzip_header(&spec.header, &mut out);
+    }
+    let mut input = vec![0u8; IO_CHUNK];
+    let mut crc = 0u32;
     loop {
         let n = read_full(r, &mut input)?;
-        counts.bytes_in += n as u64;
-        progress.advance(n as u64);
-        let flush = if n < input.len() { Flush::Finish } else { Flush::None };
-        let mut pos = 0;
-        loop {
-            let st = deflater
-                .deflate(&input[pos..n], &mut output, flush)
-                .expect("the deflater accepts any input");
-            pos += st.consumed;
-            w.write_all(&output[..st.produced]).map_err(CodecError::Write)?;
-            counts.bytes_out += st.produced as u64;
-            if st.done || (flush == Flush::None && pos == n && st.produced < output.len()) {
-                break;
-            }
-        }
-        if flush == Flush::Finish {
+        if n == 0 {
             break;
         }
+        counts.bytes_in += n as u64;
+        progress.advance(n as u64);
+        if !spec.independent {
+            crc = crc32(crc, &input[..n]);
+        }
+        z.write(&input[..n], &mut out);
+        if !out.is_empty() {
+            w.write_all(&out).map_err(CodecError::Write)?;
+            counts.bytes_out += out.len() as u64;
+            out.clear();
+        }
     }
+    z.finish(&mut out);
+    if !spec.independent {
+        out.extend_from_slice(&crc.to_le_bytes());
+        out.extend_from_slice(&(counts.bytes_in as u32).to_le_bytes());
+    }
+    w.write_all(&out).map_err(CodecError::Write)?;
+    counts.bytes_out += out.len() as u64;
     w.flush().map_err(CodecError::Write)?;
     Ok(counts)
 }
@@ -228,7 +266,8 @@ pub fn decompress(
             })?;
         start += st.consumed;
         consumed_total += st.consumed as u64;
-        w.write_all(&out[..st.produced]).map_err(CodecError::Write)?;
+        w.write_all(&out[..st.produced])
+            .map_err(CodecError::Write)?;
         match st.state {
             StreamState::StreamEnd => {
                 if report.members == 0 {

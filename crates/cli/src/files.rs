@@ -9,6 +9,7 @@ use crate::args::{Mode, Options};
 use crate::codec::{self, CodecError, CompressSpec, Counts};
 use crate::progress::Progress;
 use crate::report::{Reporter, Severity};
+use hyperz_device::{Device, DeviceConfig};
 use hyperz_engine::GzipHeader;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
@@ -76,18 +77,21 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
     match opts.mode {
         Mode::Compress => {
             let spec = spec_for(opts, GzipHeader::default());
-            if let Err(e) = codec::compress(&mut input, &mut out, &spec, &progress) {
+            if let Err(e) = codec::compress(&mut input, &mut out, &spec, device(opts), &progress) {
                 rep.file_error("stdin", &e);
             }
         }
         Mode::Decompress | Mode::Test => {
             let mut sink = io::sink();
-            let w: &mut dyn Write = if opts.mode == Mode::Test { &mut sink } else { &mut out };
+            let w: &mut dyn Write = if opts.mode == Mode::Test {
+                &mut sink
+            } else {
+                &mut out
+            };
             match codec::decompress(&mut input, w, &progress) {
-                Ok(r) if r.trailing_garbage => rep.file_warning(
-                    "stdin",
-                    "decompression OK, trailing garbage ignored",
-                ),
+                Ok(r) if r.trailing_garbage => {
+                    rep.file_warning("stdin", "decompression OK, trailing garbage ignored")
+                }
                 Ok(_) => {}
                 Err(e) => rep.file_error("stdin", &e),
             }
@@ -104,7 +108,10 @@ fn path_operand(path: &Path, opts: &Options, rep: &mut Reporter, top: bool) {
     };
     if meta.is_dir() {
         if !opts.recursive {
-            return rep.msg(Severity::Warning, &format!("{name} is a directory -- ignored"));
+            return rep.msg(
+                Severity::Warning,
+                &format!("{name} is a directory -- ignored"),
+            );
         }
         let mut entries: Vec<PathBuf> = match fs::read_dir(path) {
             Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
@@ -145,9 +152,19 @@ fn path_operand(path: &Path, opts: &Options, rep: &mut Reporter, top: bool) {
 fn spec_for(opts: &Options, header: GzipHeader) -> CompressSpec {
     CompressSpec {
         level: opts.level,
-        processes: opts.processes,
+        independent: opts.independent,
         header,
     }
+}
+
+/// The device runtime for this run: `-p` engines, `--verify` as asked.
+fn device(opts: &Options) -> &'static Device {
+    static DEV: std::sync::OnceLock<Device> = std::sync::OnceLock::new();
+    DEV.get_or_init(|| {
+        let mut cfg = DeviceConfig::with_engines(opts.processes);
+        cfg.verify = opts.verify;
+        Device::new(cfg)
+    })
 }
 
 fn mtime_secs(meta: &fs::Metadata) -> u32 {
@@ -159,7 +176,10 @@ fn mtime_secs(meta: &fs::Metadata) -> u32 {
 
 fn compress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Reporter, top: bool) {
     let name = path.display().to_string();
-    let fname = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let fname = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     if !opts.stdout && fname.ends_with(&opts.suffix) {
         // gzip skips these silently under -r and warns for explicit operands.
         if top || opts.verbose > 0 {
@@ -193,7 +213,7 @@ fn compress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Rep
     let label = fname.clone();
     let result = with_output(path, target.as_deref(), meta, opts, rep, |input, out| {
         let progress = Progress::new(Some(meta.len()), &label, opts.quiet > 0);
-        codec::compress(input, out, &spec, &progress)
+        codec::compress(input, out, &spec, device(opts), &progress)
     });
     if let Some(counts) = result {
         if opts.verbose > 0 {
@@ -220,9 +240,18 @@ fn strip_suffix(fname: &str, opts: &Options) -> Option<String> {
     })
 }
 
-fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Reporter, top: bool) {
+fn decompress_file(
+    path: &Path,
+    meta: &fs::Metadata,
+    opts: &Options,
+    rep: &mut Reporter,
+    top: bool,
+) {
     let name = path.display().to_string();
-    let fname = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let fname = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let test = opts.mode == Mode::Test;
     let target = if opts.stdout || test {
         None
@@ -231,7 +260,10 @@ fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut R
             Some(stem) => Some(path.with_file_name(stem)),
             None => {
                 if top || opts.verbose > 0 {
-                    rep.msg(Severity::Warning, &format!("{name}: unknown suffix -- ignored"));
+                    rep.msg(
+                        Severity::Warning,
+                        &format!("{name}: unknown suffix -- ignored"),
+                    );
                 }
                 return;
             }
@@ -355,11 +387,18 @@ fn with_output(
     };
     let tname = target.display().to_string();
     if target.exists() && !opts.force {
-        rep.msg(Severity::Warning, &format!("{tname} already exists;\tnot overwritten"));
+        rep.msg(
+            Severity::Warning,
+            &format!("{tname} already exists;\tnot overwritten"),
+        );
         return None;
     }
     let tmp = temp_path(target);
-    let file = match fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+    let file = match fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+    {
         Ok(f) => f,
         Err(e) => {
             rep.io_error(&tname, &e);
@@ -368,7 +407,9 @@ fn with_output(
     };
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let result = work(&mut input, &mut out).and_then(|c| {
-        let file = out.into_inner().map_err(|e| CodecError::Write(e.into_error()))?;
+        let file = out
+            .into_inner()
+            .map_err(|e| CodecError::Write(e.into_error()))?;
         file.sync_all().map_err(CodecError::Write)?;
         Ok((c, file))
     });
@@ -406,7 +447,10 @@ fn with_output(
 
 /// A hidden sibling of `target` that no other run picks.
 fn temp_path(target: &Path) -> PathBuf {
-    let base = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let base = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     target.with_file_name(format!(".{base}.hyperz-tmp-{}", std::process::id()))
 }
 

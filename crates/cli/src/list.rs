@@ -70,7 +70,7 @@ pub fn list_file(name: &str, f: &mut File, opts: &Options, rep: &mut Reporter) {
 /// Lists a stream (standard input), reading it through.
 pub fn list_stream(name: &str, r: &mut dyn Read, opts: &Options, rep: &mut Reporter) {
     let mut head = Vec::new();
-    if let Err(e) = r.by_ref().take(64 * 1024).read_to_end(&mut head) {
+    if let Err(e) = (&mut *r).take(64 * 1024).read_to_end(&mut head) {
         return rep.io_error(name, &e);
     }
     let mut size = head.len() as u64;
@@ -134,8 +134,9 @@ fn print_row(
 
 /// "Mon dd hh:mm" in UTC for a gzip MTIME (gzip uses local time; this machine's is UTC).
 fn format_mtime(mtime: u32) -> String {
-    const MONTHS: [&str; 12] =
-        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     let secs = mtime as i64;
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
@@ -148,7 +149,13 @@ fn format_mtime(mtime: u32) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    format!("{} {:2} {:02}:{:02}", MONTHS[(m - 1) as usize], d, rem / 3600, (rem % 3600) / 60)
+    format!(
+        "{} {:2} {:02}:{:02}",
+        MONTHS[(m - 1) as usize],
+        d,
+        rem / 3600,
+        (rem % 3600) / 60
+    )
 }
 
 #[cfg(test)]

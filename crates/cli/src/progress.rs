@@ -30,7 +30,11 @@ impl Progress {
         } else {
             "{msg} {bytes} {binary_bytes_per_sec} {elapsed}"
         };
-        bar.set_style(ProgressStyle::with_template(template).unwrap().progress_chars("=> "));
+        bar.set_style(
+            ProgressStyle::with_template(template)
+                .unwrap()
+                .progress_chars("=> "),
+        );
         bar.set_message(label.to_string());
         Progress { bar: Some(bar) }
     }

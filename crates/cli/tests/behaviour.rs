@@ -10,7 +10,12 @@ use std::process::{Command, Output, Stdio};
 const HYPERZ: &str = env!("CARGO_BIN_EXE_hyperz");
 
 fn sample(name: &str) -> Vec<u8> {
-    fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/sample").join(name)).unwrap()
+    fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../data/sample")
+            .join(name),
+    )
+    .unwrap()
 }
 
 struct Twin {
@@ -114,7 +119,11 @@ fn compress_replaces_the_file_and_decompress_restores_it() {
 fn keep_stdout_and_levels() {
     let t = Twin::new("keep");
     t.write("x", &sample("xargs.1"));
-    for args in [&["-k", "-9", "x"][..], &["-dk", "x.gz"], &["-f", "-1k", "x"]] {
+    for args in [
+        &["-k", "-9", "x"][..],
+        &["-dk", "x.gz"],
+        &["-f", "-1k", "x"],
+    ] {
         if args[0] == "-dk" {
             for side in ["gzip", "hyperz"] {
                 fs::remove_file(t.dir(side).join("x")).unwrap();
@@ -126,7 +135,11 @@ fn keep_stdout_and_levels() {
     }
     let r = t.run(&["-c", "x"]);
     assert_eq!(codes(&r), (Some(0), Some(0)));
-    let out = Command::new("gzip").arg("-dc").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn();
+    let out = Command::new("gzip")
+        .arg("-dc")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn();
     let mut child = out.unwrap();
     use std::io::Write;
     child.stdin.take().unwrap().write_all(&r.1.stdout).unwrap();
@@ -162,7 +175,13 @@ fn warnings_and_errors_have_gzip_exit_codes() {
         &["-t", "done.gz"],
     ] {
         let r = t.run(args);
-        assert_eq!(codes(&r).0, codes(&r).1, "{args:?}: gzip {:?} hyperz {:?}", r.0, r.1);
+        assert_eq!(
+            codes(&r).0,
+            codes(&r).1,
+            "{args:?}: gzip {:?} hyperz {:?}",
+            r.0,
+            r.1
+        );
         t.assert_same_state(&format!("{args:?}"));
         let msg = String::from_utf8_lossy(&r.1.stderr);
         if r.1.status.code() != Some(0) {
@@ -197,13 +216,23 @@ fn name_and_time_are_stored_and_restored_with_n() {
     let r = t.run(&["original.txt"]);
     assert_eq!(codes(&r), (Some(0), Some(0)));
     for side in ["gzip", "hyperz"] {
-        fs::rename(t.dir(side).join("original.txt.gz"), t.dir(side).join("renamed.gz")).unwrap();
+        fs::rename(
+            t.dir(side).join("original.txt.gz"),
+            t.dir(side).join("renamed.gz"),
+        )
+        .unwrap();
     }
     let r = t.run(&["-dN", "renamed.gz"]);
     assert_eq!(codes(&r), (Some(0), Some(0)));
     t.assert_same_state("-N");
-    let tg = fs::metadata(t.dir("gzip").join("original.txt")).unwrap().modified().unwrap();
-    let th = fs::metadata(t.dir("hyperz").join("original.txt")).unwrap().modified().unwrap();
+    let tg = fs::metadata(t.dir("gzip").join("original.txt"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let th = fs::metadata(t.dir("hyperz").join("original.txt"))
+        .unwrap()
+        .modified()
+        .unwrap();
     assert_eq!(tg, th);
 }
 
@@ -213,13 +242,19 @@ fn list_matches_gzip() {
     t.write("a", &sample("sum"));
     t.write("b", &sample("fields.c"));
     // Both list gzip's own files so the sizes are identical.
-    let _ = Command::new("gzip").args(["-k", "a", "b"]).current_dir(t.dir("gzip")).status();
+    let _ = Command::new("gzip")
+        .args(["-k", "a", "b"])
+        .current_dir(t.dir("gzip"))
+        .status();
     for f in ["a.gz", "b.gz"] {
         fs::copy(t.dir("gzip").join(f), t.dir("hyperz").join(f)).unwrap();
     }
     let r = t.run(&["-l", "a.gz", "b.gz"]);
     assert_eq!(codes(&r), (Some(0), Some(0)));
-    let (g, h) = (String::from_utf8_lossy(&r.0.stdout), String::from_utf8_lossy(&r.1.stdout));
+    let (g, h) = (
+        String::from_utf8_lossy(&r.0.stdout),
+        String::from_utf8_lossy(&r.1.stdout),
+    );
     let g_rows: Vec<&str> = g.lines().take(3).collect();
     let h_rows: Vec<&str> = h.lines().take(3).collect();
     assert_eq!(g_rows, h_rows);

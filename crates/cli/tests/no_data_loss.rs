@@ -33,8 +33,10 @@ fn big_input() -> Vec<u8> {
 }
 
 fn leftovers(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> =
-        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into())
+        .collect();
     v.sort();
     v
 }
@@ -75,7 +77,11 @@ fn killed_mid_write_leaves_the_input_and_no_final_output() {
         .unwrap();
     assert!(!st.status.success());
     assert_eq!(fs::read(d.join("in")).unwrap(), data);
-    assert!(!d.join("in.gz").exists(), "a partial in.gz was left: {:?}", leftovers(&d));
+    assert!(
+        !d.join("in.gz").exists(),
+        "a partial in.gz was left: {:?}",
+        leftovers(&d)
+    );
     let _ = fs::remove_dir_all(&d);
 }
 
@@ -84,7 +90,12 @@ fn corrupt_and_truncated_input_keep_the_compressed_file() {
     let d = scratch("corrupt");
     let data = big_input();
     fs::write(d.join("f"), &data).unwrap();
-    assert!(Command::new(HYPERZ).args(["-k", "f"]).current_dir(&d).status().unwrap().success());
+    assert!(Command::new(HYPERZ)
+        .args(["-k", "f"])
+        .current_dir(&d)
+        .status()
+        .unwrap()
+        .success());
     let gz = fs::read(d.join("f.gz")).unwrap();
     fs::remove_file(d.join("f")).unwrap();
 
@@ -94,12 +105,19 @@ fn corrupt_and_truncated_input_keep_the_compressed_file() {
     fs::write(d.join("c.gz"), &corrupt).unwrap();
     fs::write(d.join("t.gz"), &gz[..gz.len() - 1000]).unwrap();
     for name in ["c.gz", "t.gz"] {
-        let st = Command::new(HYPERZ).args(["-d", name]).current_dir(&d).output().unwrap();
+        let st = Command::new(HYPERZ)
+            .args(["-d", name])
+            .current_dir(&d)
+            .output()
+            .unwrap();
         assert_eq!(st.status.code(), Some(1), "{name}");
         let msg = String::from_utf8_lossy(&st.stderr);
         assert!(msg.contains(name), "the error names the file: {msg}");
         assert!(d.join(name).exists(), "{name} was removed");
-        assert!(!d.join(&name[..1]).exists(), "partial output of {name} was left");
+        assert!(
+            !d.join(&name[..1]).exists(),
+            "partial output of {name} was left"
+        );
     }
     let names = leftovers(&d);
     assert_eq!(names, vec!["c.gz", "f.gz", "t.gz"]);
