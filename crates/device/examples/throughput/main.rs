@@ -3,12 +3,11 @@
 //! system zlib; prints a table with the peak, half-peak data size and setup time T0, and draws
 //! a PNG chart.
 //!
-//! `cargo run -p hyperz-device --release --example throughput -- [out.png] [--codec zlib|engine|store]`
+//! `cargo run -p hyperz-device --release --example throughput -- [out.png] [--codec engine|zlib|store]`
 //!
-//! The device runs the codec given: `zlib` (default) is system zlib behind the device's `Codec`
-//! trait, so the device's scaling is measured on real compression work; `engine` is
-//! hyperz-engine's deflate (its decoder is not written yet, so the decompression columns then
-//! need `zlib`); `store` is the store-raw codec, which measures the runtime's own overhead.
+//! The device runs the codec given: `engine` (default) is hyperz-engine; `zlib` is system zlib
+//! behind the device's `Codec` trait (the device's scaling on the baseline's own work);
+//! `store` is the store-raw codec, which measures the runtime's own overhead.
 //! Level 6 throughout.
 //!
 //! Half-peak data size and T0 follow the paper: with `T(n) = T0 + n / Peak`, throughput is half
@@ -107,19 +106,14 @@ fn main() {
         .windows(2)
         .find(|w| w[0] == "--codec")
         .map(|w| w[1].clone())
-        .unwrap_or("zlib".into());
+        .unwrap_or("engine".into());
     let zl = Arc::new(zlib::Zlib::open());
     let codec: Arc<dyn Codec> = match which.as_str() {
         "store" => Arc::new(StoreCodec),
-        "engine" => Arc::new(EngineCodec),
-        _ => zl.clone(),
+        "zlib" => zl.clone(),
+        _ => Arc::new(EngineCodec),
     };
-    // hyperz-engine has no inflater yet: with `--codec engine` the decode columns use zlib.
-    let dec_codec: Arc<dyn Codec> = if which == "engine" {
-        zl.clone()
-    } else {
-        codec.clone()
-    };
+    let dec_codec = codec.clone();
     let data = corpus();
     let make = |c: &Arc<dyn Codec>| -> Vec<Device> {
         [1, 2]
