@@ -1,0 +1,101 @@
+//! Fuzz target: arbitrary bytes compressed with an arbitrary level, strategy, container and
+//! flush/split schedule by the streaming `Deflater` (and the whole-buffer path), then decoded
+//! and compared. The decoder is miniz_oxide until `hyperz_engine::inflate` lands; the whole-
+//! buffer output must also equal the streamed output when no flushes were requested.
+#![no_main]
+
+use hyperz_engine::deflate::{compress, Deflater, Flush, Params, Strategy};
+use hyperz_engine::format::Format;
+use libfuzzer_sys::fuzz_target;
+
+const STRATEGIES: [Strategy; 5] = [
+    Strategy::Default,
+    Strategy::Filtered,
+    Strategy::HuffmanOnly,
+    Strategy::Rle,
+    Strategy::Fixed,
+];
+const FLUSHES: [Flush; 6] = [
+    Flush::None,
+    Flush::None,
+    Flush::Partial,
+    Flush::Sync,
+    Flush::Full,
+    Flush::Block,
+];
+
+fn decode(format: Format, z: &[u8]) -> Vec<u8> {
+    match format {
+        Format::Raw => miniz_oxide::inflate::decompress_to_vec(z).expect("raw decode"),
+        Format::Zlib => miniz_oxide::inflate::decompress_to_vec_zlib(z).expect("zlib decode"),
+        Format::Gzip => {
+            assert_eq!(&z[..3], &[0x1f, 0x8b, 8]);
+            let body = &z[10..z.len() - 8];
+            let d = miniz_oxide::inflate::decompress_to_vec(body).expect("gzip body decode");
+            let t = &z[z.len() - 8..];
+            let crc = u32::from_le_bytes(t[..4].try_into().unwrap());
+            let isize = u32::from_le_bytes(t[4..].try_into().unwrap());
+            assert_eq!(crc, hyperz_engine::checksum::crc32(0, &d));
+            assert_eq!(isize, d.len() as u32);
+            d
+        }
+    }
+}
+
+fuzz_target!(|input: &[u8]| {
+    if input.len() < 6 {
+        return;
+    }
+    let level = (input[0] % 13) as u32;
+    let strategy = STRATEGIES[(input[1] % 5) as usize];
+    let format = [Format::Raw, Format::Zlib, Format::Gzip][(input[2] % 3) as usize];
+    let window_bits = 9 + input[3] % 7;
+    let mut seed = u64::from(u16::from_le_bytes([input[4], input[5]])) | 1;
+    let data = &input[6..];
+    let mut rnd = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let params = Params {
+        level,
+        strategy,
+        window_bits,
+        mem_level: 1 + (input[3] / 7 % 9),
+    };
+    let mut d = Deflater::new(format, params).unwrap();
+    let mut z = Vec::new();
+    let mut obuf = vec![0u8; 1 << 16];
+    let mut pos = 0;
+    let mut flushed = false;
+    loop {
+        let n = (1 + rnd(4096)).min(data.len() - pos);
+        let fin = pos + n == data.len();
+        let flush = if fin { Flush::Finish } else { FLUSHES[rnd(6)] };
+        flushed |= flush != Flush::None && !fin;
+        let mut inp = &data[pos..pos + n];
+        loop {
+            let olen = 1 + rnd(obuf.len());
+            match d.deflate(inp, &mut obuf[..olen], flush) {
+                Ok(st) => {
+                    z.extend_from_slice(&obuf[..st.produced]);
+                    inp = &inp[st.consumed..];
+                    if st.done || (inp.is_empty() && st.produced < olen && !fin) {
+                        break;
+                    }
+                }
+                Err(_) if inp.is_empty() && !fin => break,
+                Err(e) => panic!("deflate: {e:?}"),
+            }
+        }
+        pos += n;
+        if fin {
+            break;
+        }
+    }
+    assert_eq!(decode(format, &z), data);
+    if !flushed && window_bits == 15 && input[3] / 7 % 9 == 7 && strategy == Strategy::Default {
+        assert_eq!(compress(format, data, level), z);
+    }
+});
