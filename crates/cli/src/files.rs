@@ -183,10 +183,10 @@ fn compress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Rep
     if !opts.stdout && fname.ends_with(&opts.suffix) {
         // gzip skips these silently under -r and warns for explicit operands.
         if top || opts.verbose > 0 {
-            rep.msg(
-                Severity::Warning,
-                &format!("{name} already has {} suffix -- unchanged", opts.suffix),
-            );
+            rep.note(&format!(
+                "{name} already has {} suffix -- unchanged",
+                opts.suffix
+            ));
         }
         return;
     }

@@ -38,6 +38,14 @@ impl Reporter {
         self.worst = self.worst.max(Some(sev));
     }
 
+    /// A notice that does not change the exit status (gzip prints "already has .gz suffix"
+    /// this way and still exits 0).
+    pub fn note(&mut self, text: &str) {
+        if !self.quiet {
+            eprintln!("hyperz: {text}");
+        }
+    }
+
     /// An I/O error on `name`.
     pub fn io_error(&mut self, name: &str, e: &std::io::Error) {
         let text = match e.kind() {
