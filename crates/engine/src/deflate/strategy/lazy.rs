@@ -10,6 +10,9 @@ use crate::deflate::ctx::Ctx;
 
 /// A length-3 match further than this is not worth its distance bits (zlib uses 4096).
 const TOO_FAR: usize = 8192;
+/// Consecutive failed searches before the parser starts skipping: compressible data almost
+/// never goes 256 positions without a match, random data always does.
+const MISS_LIMIT: usize = 256;
 
 /// Parses `buf[start..]`; `lazy` selects one-step lazy evaluation.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
@@ -23,14 +26,27 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
     mf.insert_to(buf, start);
     let accept = |l: usize, d: usize| l >= min && (l > 3 || d <= TOO_FAR);
     let mut p = start;
+    let mut miss = 0usize;
     while p < end {
         let (mut l, mut d) = mf.find(buf, p, min - 1, depth, nice, max_dist);
         if !accept(l, d) {
-            ctx.sb.lit(buf[p]);
-            p += 1;
+            // After MISS_LIMIT searches without a match the data looks incompressible: step
+            // over more and more positions unsearched (they are still hashed).
+            miss += 1;
+            let step = if miss > MISS_LIMIT {
+                1 + ((miss - MISS_LIMIT) >> 4).min(64)
+            } else {
+                1
+            };
+            let to = (p + step).min(end);
+            while p < to {
+                ctx.sb.lit(buf[p]);
+                p += 1;
+            }
             ctx.sym_done(buf, p);
             continue;
         }
+        miss = 0;
         if lazy {
             while l < nice && p + 1 < end {
                 // A shallower search suffices to beat an already good match.

@@ -18,6 +18,8 @@ use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
 /// Bytes parsed per dynamic program: long enough for stable statistics, short enough that the
 /// match lists (about 2-4 candidates per position) stay in cache.
 const WINDOW: usize = 65536;
+/// Consecutive positions without a match before positions start being skipped (as in lazy).
+const MISS_LIMIT: usize = 256;
 /// Price of a symbol the previous pass did not use (its code would be long).
 const UNUSED_COST: u32 = 13;
 
@@ -101,10 +103,20 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
         matches.clear();
         first.clear();
         let mut p = w0;
+        let mut miss = 0usize;
         while p < w1 {
             first.push(matches.len() as u32);
             let long = mf.advance(&buf[..w1], p, depth, nice, max_dist, Some(&mut matches));
-            if long >= nice {
+            miss = if long == 0 { miss + 1 } else { 0 };
+            if miss > MISS_LIMIT {
+                // Incompressible-looking data: leave positions out of the trees for a while.
+                let skip_to = (p + 1 + ((miss - MISS_LIMIT) >> 4).min(64)).min(w1);
+                for _ in p + 1..skip_to {
+                    first.push(matches.len() as u32);
+                }
+                mf.next = skip_to;
+                p = skip_to;
+            } else if long >= nice {
                 let skip_to = (p + long).min(w1);
                 for _ in p + 1..skip_to {
                     first.push(matches.len() as u32);
