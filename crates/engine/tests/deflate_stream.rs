@@ -404,7 +404,7 @@ proptest! {
         let noise = r.below(4);
         let pat = r.bytes(period);
         let data: Vec<u8> = (0..len)
-            .map(|i| if noise > 0 && r.below(64) < noise { r.next() as u8 } else { pat[i % period] })
+            .map(|i| if noise > 0 && r.below(64) < noise { r.next_u64() as u8 } else { pat[i % period] })
             .collect();
         let format = [Format::Raw, Format::Zlib, Format::Gzip][f];
         let p = Params { level, strategy: STRATEGIES[s], ..Params::default() };

@@ -156,7 +156,7 @@ pub fn py_decode(stream: &[u8], w: i32) -> Result<Vec<u8>, String> {
 pub struct Rng(pub u64);
 impl Rng {
     /// Next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -164,11 +164,11 @@ impl Rng {
     }
     /// Uniform in 0..n.
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
     /// `n` random bytes.
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
+        (0..n).map(|_| self.next_u64() as u8).collect()
     }
 }
 
@@ -209,9 +209,7 @@ pub fn adversarial() -> Vec<(String, Vec<u8>)> {
     // 258-byte runs straddling multiples of 32 KiB and of the segment size.
     let mut d = r.bytes(600_000);
     for edge in [32768usize, 65536, 262144, 262144 * 2] {
-        for i in edge - 129..edge + 129 {
-            d[i] = 0x41;
-        }
+        d[edge - 129..edge + 129].fill(0x41);
     }
     v.push(("runs_at_edges".to_string(), d));
     // Text-like data that is half compressible.
@@ -220,7 +218,7 @@ pub fn adversarial() -> Vec<(String, Vec<u8>)> {
     while t.len() < 300_000 {
         t.extend_from_slice(words[r.below(5)]);
         if r.below(10) == 0 {
-            t.push(r.next() as u8);
+            t.push(r.next_u64() as u8);
         }
     }
     v.push(("words".to_string(), t));

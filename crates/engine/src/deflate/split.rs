@@ -64,8 +64,8 @@ impl Splitter {
             split = dist * 1000 > THRESHOLD_PERMILLE * 2 * w * t;
         }
         if !split {
-            for i in 0..NB {
-                self.block[i] += recent[i];
+            for (b, r) in self.block.iter_mut().zip(recent) {
+                *b += r;
             }
             self.block_total += WINDOW as u32;
         }
