@@ -33,7 +33,7 @@ pub struct Ctx {
     pub chains: Option<Chains>,
     /// Binary trees (near-optimal tier), allocated on first use.
     pub bt: Option<Bt>,
-    /// Single-entry hash table of the fastest tier, allocated on first use.
+    /// Two-way hash table of the fastest tier, allocated on first use.
     pub table: Vec<u32>,
     /// log2 of the hash-chain bucket count (from memLevel).
     pub hash_bits: u32,

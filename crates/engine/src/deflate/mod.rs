@@ -1,7 +1,8 @@
 //! DEFLATE encoding (RFC 1951) with the raw, zlib and gzip containers.
 //!
-//! Levels 0-12 each resolve once to a row of [`LEVELS`]: a parser (stored, the single-entry
-//! hash-table fast parser, greedy or lazy hash chains) and its search parameters. Input is cut
+//! Levels 0-12 each resolve once to a row of [`LEVELS`]: a parser (stored; the two-way
+//! hash-table greedy parser at level 1; greedy hash chains at 2-3; lazy hash chains at 4-9;
+//! binary trees with an iterated cost-model dynamic program at 10-12) and its parameters. Input is cut
 //! into segments of [`SEGMENT`] bytes at fixed stream offsets; each segment is parsed with the
 //! preceding window as history and ends its last block, so the compressed bytes depend only on
 //! the data (and the flush points the caller asked for), never on how the input was split into
@@ -131,7 +132,7 @@ impl std::error::Error for DeflateError {}
 pub enum Parser {
     /// Stored blocks only.
     Stored,
-    /// Single-entry hash table, greedy.
+    /// Two-way hash table, greedy.
     Fast,
     /// Hash chains, greedy.
     Greedy,

@@ -10,7 +10,8 @@
 use crate::deflate::ctx::Ctx;
 use crate::deflate::matchfind::{load32, match_len, MAX_MATCH};
 
-/// log2 of the table size: 64 Ki entries (256 KiB) fits L2 and spreads 4-byte keys well.
+/// log2 of the bucket count: 64 Ki two-way buckets (512 KiB); 2^15 measured within noise of it and
+/// 2^14 lost 0.6 % ratio on the corpus.
 const TABLE_BITS: u32 = 16;
 
 #[inline(always)]
