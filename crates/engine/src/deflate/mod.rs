@@ -7,7 +7,7 @@
 //! preceding window as history and ends its last block, so the compressed bytes depend only on
 //! the data (and the flush points the caller asked for), never on how the input was split into
 //! calls. Blocks are emitted as the cheapest of stored, fixed and dynamic Huffman by exact cost
-//! (see [`block`]), and end when the symbol buffer fills or the statistics shift ([`split`]).
+//! (see `block.rs`), and end when the symbol buffer fills or the statistics shift (`split.rs`).
 #![forbid(unsafe_code)]
 
 mod bitwriter;
