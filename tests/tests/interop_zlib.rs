@@ -18,7 +18,7 @@ fn system_zlib_decode(wbits: i32, stream: &[u8]) -> Vec<u8> {
 fn our_zlib_and_raw_streams_decode_with_system_zlib() {
     let mut inputs = sample_files();
     inputs.extend(edge_inputs());
-    for level in [0u32, 1, 3, 5, 6, 8, 9, 10, 12] {
+    for level in [0u32, 1, 6, 9, 12] {
         for (name, data) in &inputs {
             let z = deflate::compress(Format::Zlib, data, level);
             assert!(system_zlib_decode(15, &z) == *data, "zlib level {level} {name}");
@@ -33,13 +33,16 @@ fn system_zlib_streams_decode_with_hyperz() {
     // One Python process writes every variant: level x strategy x window bits, zlib framing,
     // length-prefixed on stdout so the test can split them.
     let data = std::fs::read(hyperz_tests::sample_dir().join("alice29.txt")).unwrap();
-    let code = "import zlib,sys,struct\n\
-        d=sys.stdin.buffer.read()\n\
-        for lvl in range(10):\n\
-          for st in (zlib.Z_DEFAULT_STRATEGY,zlib.Z_FILTERED,zlib.Z_HUFFMAN_ONLY,zlib.Z_RLE,zlib.Z_FIXED):\n\
-            for wb in (9,12,15):\n\
-              c=zlib.compressobj(lvl,zlib.DEFLATED,wb,8,st); s=c.compress(d)+c.flush()\n\
-              sys.stdout.buffer.write(struct.pack('<IIII',lvl,st,wb,len(s))+s)\n";
+    let code = r#"
+import zlib, sys, struct
+d = sys.stdin.buffer.read()
+for lvl in range(10):
+    for st in (zlib.Z_DEFAULT_STRATEGY, zlib.Z_FILTERED, zlib.Z_HUFFMAN_ONLY, zlib.Z_RLE, zlib.Z_FIXED):
+        for wb in (9, 12, 15):
+            c = zlib.compressobj(lvl, zlib.DEFLATED, wb, 8, st)
+            s = c.compress(d) + c.flush()
+            sys.stdout.buffer.write(struct.pack('<IIII', lvl, st, wb, len(s)) + s)
+"#;
     let out = python(code, &data);
     let mut rest = &out[..];
     let mut count = 0;
