@@ -35,6 +35,9 @@ pub enum DecodeErrorKind {
     BadMemberSize,
     /// An engine failed while decoding.
     EngineFailed,
+    /// A member would decode to more bytes than allowed (for independent members, their
+    /// recorded size: the decompression-bomb guard).
+    OutputLimit,
 }
 
 impl fmt::Display for DecodeError {
@@ -75,13 +78,15 @@ pub trait Codec: Send + Sync + 'static {
         last: bool,
         out: &mut Vec<u8>,
     );
-    /// Decodes one member of `format` at the start of `input` into `out`, checking its trailer.
-    /// Returns the number of input bytes consumed.
+    /// Decodes one member of `format` at the start of `input` into `out`, checking its trailer,
+    /// failing with [`DecodeErrorKind::OutputLimit`] rather than append more than `limit`
+    /// bytes. Returns the number of input bytes consumed.
     fn decompress_member(
         &self,
         format: Format,
         input: &[u8],
         out: &mut Vec<u8>,
+        limit: usize,
     ) -> Result<usize, DecodeError>;
 }
 
@@ -129,6 +134,7 @@ impl Codec for StoreCodec {
         format: Format,
         input: &[u8],
         out: &mut Vec<u8>,
+        limit: usize,
     ) -> Result<usize, DecodeError> {
         let (hlen, _) = container::parse_header(format, input)?;
         let start = out.len();
@@ -153,6 +159,9 @@ impl Codec for StoreCodec {
                     input.len() as u64,
                 ));
             };
+            if out.len() - start + data.len() > limit {
+                return Err(DecodeError::at(DecodeErrorKind::OutputLimit, pos as u64));
+            }
             out.extend_from_slice(data);
             pos += 5 + len as usize;
             if h[0] & 1 == 1 {

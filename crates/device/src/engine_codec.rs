@@ -23,6 +23,7 @@ thread_local! {
 fn map_error(e: InflateError) -> DecodeError {
     let kind = match e.kind {
         ErrorKind::Truncated => DecodeErrorKind::Truncated,
+        ErrorKind::OutputLimitExceeded => DecodeErrorKind::OutputLimit,
         ErrorKind::BadZlibHeader
         | ErrorKind::BadGzipHeader
         | ErrorKind::ReservedFlags
@@ -75,6 +76,7 @@ impl Codec for EngineCodec {
         format: Format,
         input: &[u8],
         out: &mut Vec<u8>,
+        limit: usize,
     ) -> Result<usize, DecodeError> {
         let slot = match format {
             Format::Raw => 0,
@@ -83,14 +85,27 @@ impl Codec for EngineCodec {
         };
         DECOMPRESSORS.with(|d| {
             let mut d = d.borrow_mut();
-            let dec = d[slot].get_or_insert_with(|| {
-                Decompressor::new(format)
-                    .multi_member(false)
-                    .allow_trailing(true)
-            });
-            dec.decompress_member(input, out)
-                .map(|info| info.consumed)
-                .map_err(map_error)
+            let mut dec = d[slot]
+                .take()
+                .unwrap_or_else(|| {
+                    Decompressor::new(format)
+                        .multi_member(false)
+                        .allow_trailing(true)
+                })
+                .with_limit(limit.saturating_add(1));
+            // One byte of headroom: the engine reports a full output buffer before it sees the
+            // end of a block that fills it exactly, so the exact limit is checked here.
+            let start = out.len();
+            let r = dec.decompress_member(input, out);
+            d[slot] = Some(dec);
+            let consumed = r.map(|info| info.consumed).map_err(map_error)?;
+            if out.len() - start > limit {
+                return Err(DecodeError::at(
+                    DecodeErrorKind::OutputLimit,
+                    consumed as u64,
+                ));
+            }
+            Ok(consumed)
         })
     }
 }

@@ -163,7 +163,10 @@ impl Device {
                     emit(pending.pop_front().expect("pending"), &mut w, &mut st)?;
                 }
                 let member: Arc<[u8]> = Arc::from(&buf[..s.member_len as usize]);
-                let handle = self.submit(Job::decompress(Format::Gzip, member), Priority::Normal);
+                let handle = self.submit(
+                    Job::decompress_member(member, s.raw_len as usize),
+                    Priority::Normal,
+                );
                 pending.push_back(Pending {
                     handle,
                     offset: base,
@@ -182,7 +185,7 @@ impl Device {
         if !(eof && buf.is_empty() && base > 0) {
             // Sequential fallback: the rest of the stream in memory, decoded member by member.
             fill(&mut buf, usize::MAX, &mut eof)?;
-            let data = decode_all(&self.shared, format, &buf).map_err(|e| match e {
+            let data = decode_all(&self.shared, format, &buf, usize::MAX).map_err(|e| match e {
                 JobError::Decode(d) => bad(d.shifted(base)),
                 JobError::VerifyFailed => bad(DecodeError::at(DecodeErrorKind::EngineFailed, base)),
             })?;
@@ -212,7 +215,10 @@ impl Device {
             }
             let bytes: Arc<[u8]> =
                 Arc::from(&input[m.offset as usize..(m.offset + m.member_len as u64) as usize]);
-            let handle = self.submit(Job::decompress(Format::Gzip, bytes), Priority::Normal);
+            let handle = self.submit(
+                Job::decompress_member(bytes, m.raw_len as usize),
+                Priority::Normal,
+            );
             pending.push_back(Pending {
                 handle,
                 offset: m.offset,
@@ -242,7 +248,10 @@ impl Device {
         {
             let bytes: Arc<[u8]> =
                 Arc::from(&input[m.offset as usize..(m.offset + m.member_len as u64) as usize]);
-            let handle = self.submit(Job::decompress(Format::Gzip, bytes), Priority::High);
+            let handle = self.submit(
+                Job::decompress_member(bytes, m.raw_len as usize),
+                Priority::High,
+            );
             handles.push((
                 m,
                 Pending {

@@ -61,9 +61,11 @@ pub(crate) enum Kind {
         level: u32,
         input: Arc<[u8]>,
     },
+    /// `limit`: most bytes any one member may decode to.
     Decompress {
         format: Format,
         input: Arc<[u8]>,
+        limit: usize,
     },
     /// A parallel-stream block: `data[..dict_len]` is the dictionary, the rest is compressed.
     Block {
@@ -105,6 +107,17 @@ impl Job {
             kind: Kind::Decompress {
                 format,
                 input: input.into(),
+                limit: usize::MAX,
+            },
+        }
+    }
+    /// Decompress one independent member that may decode to at most `limit` bytes.
+    pub(crate) fn decompress_member(input: Arc<[u8]>, limit: usize) -> Job {
+        Job {
+            kind: Kind::Decompress {
+                format: Format::Gzip,
+                input,
+                limit,
             },
         }
     }
@@ -280,9 +293,11 @@ impl Run {
                     check: self.check,
                 }))
             }
-            Kind::Decompress { format, input } => {
-                Some(decode_all(sh, format, &input).map(|data| Output { data, check: 0 }))
-            }
+            Kind::Decompress {
+                format,
+                input,
+                limit,
+            } => Some(decode_all(sh, format, &input, limit).map(|data| Output { data, check: 0 })),
             Kind::Block {
                 format,
                 level,
@@ -329,13 +344,19 @@ impl Run {
 }
 
 /// Decodes a whole `format` stream (every gzip member) on this thread.
-pub(crate) fn decode_all(sh: &Shared, format: Format, input: &[u8]) -> Result<Vec<u8>, JobError> {
+/// Every member may decode to at most `limit` bytes.
+pub(crate) fn decode_all(
+    sh: &Shared,
+    format: Format,
+    input: &[u8],
+    limit: usize,
+) -> Result<Vec<u8>, JobError> {
     let mut out = Vec::new();
     let mut pos = 0;
     loop {
         let n = sh
             .codec
-            .decompress_member(format, &input[pos..], &mut out)
+            .decompress_member(format, &input[pos..], &mut out, limit)
             .map_err(|e| JobError::Decode(e.shifted(pos as u64)))?;
         pos += n;
         if format != Format::Gzip || pos >= input.len() {
@@ -345,7 +366,7 @@ pub(crate) fn decode_all(sh: &Shared, format: Format, input: &[u8]) -> Result<Ve
 }
 
 fn verify(sh: &Shared, format: Format, compressed: &[u8], original: &[u8]) -> bool {
-    let ok = matches!(decode_all(sh, format, compressed), Ok(d) if d == original);
+    let ok = matches!(decode_all(sh, format, compressed, original.len()), Ok(d) if d == original);
     if !ok {
         sh.counters
             .verify_failures

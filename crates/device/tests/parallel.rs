@@ -300,3 +300,20 @@ fn flush_makes_all_written_input_decodable() {
     z.finish(&mut out);
     assert_eq!(dev.decompress(Format::Gzip, &out).unwrap(), data);
 }
+
+#[test]
+fn recorded_sizes_bound_member_decoding() {
+    let data = sample(200_000, 10);
+    let dev = Device::new(small_blocks(2));
+    let comp = dev.compress_independent(6, &data);
+    // Understate the first member's uncompressed size: decoding must stop at the recorded size.
+    let mut lie = comp.clone();
+    lie[20..24].copy_from_slice(&1000u32.to_le_bytes());
+    let e = dev.decompress(Format::Gzip, &lie).unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::OutputLimit, "{e:?}");
+    assert!(e.offset < member_index(&comp).unwrap()[0].member_len as u64);
+    let mut out = Vec::new();
+    assert!(dev
+        .decompress_stream(Format::Gzip, &lie[..], &mut out)
+        .is_err());
+}

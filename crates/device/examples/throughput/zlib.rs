@@ -222,12 +222,16 @@ impl Codec for Zlib {
         format: Format,
         input: &[u8],
         out: &mut Vec<u8>,
+        limit: usize,
     ) -> Result<usize, DecodeError> {
         let (hlen, _) = container::parse_header(format, input)?;
         let start = out.len();
         let used = self
             .inflate(-15, &input[hlen..], out)
             .ok_or(DecodeError::at(DecodeErrorKind::BadBlock, hlen as u64))?;
+        if out.len() - start > limit {
+            return Err(DecodeError::at(DecodeErrorKind::OutputLimit, hlen as u64));
+        }
         let pos = hlen + used;
         let t = container::check_trailer(format, &out[start..], &input[pos..])
             .map_err(|e| e.shifted(pos as u64))?;
