@@ -1,22 +1,30 @@
 //! hyperz's own engine (`hyperz_engine`), single-threaded, raw DEFLATE.
 //!
 //! This is the row every other peer is compared against. The parallel engine (many cores on
-//! one stream, `hyperz-device`) gets its own peer here once it exists: add a `HyperzParallel`
-//! with a thread count, register it in `peers::open` as `hyperz-mt`, and the harness, table and
-//! chart pick it up unchanged.
+//! one stream, `hyperz-device`) gets its own peer here: add a `HyperzParallel` with a thread
+//! count, register it in `peers::open` as `hyperz-mt`, and the harness, table and chart pick it
+//! up unchanged.
 #![forbid(unsafe_code)]
 
 use super::{Peer, Unavailable};
+use hyperz_engine::deflate::Compressor;
+use hyperz_engine::inflate::Decompressor;
+use hyperz_engine::Format;
 
-/// The hyperz engine on the caller's thread.
-pub struct Hyperz;
+/// The hyperz engine on the caller's thread; compressors are kept per level so their match
+/// finder allocations are reused between files, as a long-running user would.
+pub struct Hyperz {
+    compressors: Vec<Option<Compressor>>,
+    decompressor: Decompressor,
+}
 
 impl Hyperz {
-    /// Available once the engine exports `deflate::compress` and `inflate::decompress`.
+    /// The engine is always available.
     pub fn open() -> Result<Hyperz, Unavailable> {
-        Err(Unavailable(
-            "hyperz engine: deflate::compress / inflate::decompress are not implemented yet".into(),
-        ))
+        Ok(Hyperz {
+            compressors: (0..=12).map(|_| None).collect(),
+            decompressor: Decompressor::new(Format::Raw),
+        })
     }
 }
 
@@ -30,15 +38,24 @@ impl Peer for Hyperz {
     fn levels(&self) -> Vec<u32> {
         (1..=12).collect()
     }
-    fn compress(&mut self, _level: u32, _input: &[u8], _out: &mut Vec<u8>) -> Result<(), String> {
-        Err("not implemented".into())
+    fn compress(&mut self, level: u32, input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+        let slot = self.compressors.get_mut(level as usize).ok_or("level out of range")?;
+        let c = slot.get_or_insert_with(|| Compressor::new(level));
+        out.clear();
+        c.compress(Format::Raw, input, out);
+        Ok(())
     }
     fn decompress(
         &mut self,
-        _input: &[u8],
-        _out: &mut Vec<u8>,
-        _expected_len: usize,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        expected_len: usize,
     ) -> Result<(), String> {
-        Err("not implemented".into())
+        out.clear();
+        out.reserve(expected_len);
+        self.decompressor
+            .decompress_member(input, out)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 }
