@@ -13,7 +13,10 @@ use std::process::{Command, Stdio};
 
 /// The repository root (the workspace directory).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// The bundled sample corpus (the Canterbury corpus).
@@ -27,7 +30,12 @@ pub fn sample_files() -> Vec<(String, Vec<u8>)> {
         .expect("data/sample is missing")
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_file())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
         .collect();
     files.sort();
     files
@@ -49,7 +57,10 @@ pub fn edge_inputs() -> Vec<(String, Vec<u8>)> {
         ("one-byte".into(), vec![b'a']),
         ("zeros-1M".into(), vec![0u8; 1 << 20]),
         ("random-100k".into(), random),
-        ("period-3".into(), b"abc".iter().copied().cycle().take(70_000).collect()),
+        (
+            "period-3".into(),
+            b"abc".iter().copied().cycle().take(70_000).collect(),
+        ),
     ]
 }
 
@@ -58,14 +69,22 @@ pub fn require_tool(program: &str) {
     let found = std::env::var_os("PATH")
         .map(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
         .unwrap_or(false);
-    assert!(found, "`{program}` is not installed: run scripts/install-test-deps.sh");
+    assert!(
+        found,
+        "`{program}` is not installed: run scripts/install-test-deps.sh"
+    );
 }
 
 /// Runs `program args...` with `stdin` as its standard input and returns its standard output.
 /// Panics with the program's stderr if it exits unsuccessfully.
 pub fn run_tool(program: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {
     let (ok, out, err) = try_run_tool(program, args, stdin);
-    assert!(ok, "`{program} {}` failed: {}", args.join(" "), String::from_utf8_lossy(&err));
+    assert!(
+        ok,
+        "`{program} {}` failed: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&err)
+    );
     out
 }
 
@@ -105,7 +124,11 @@ pub fn gzip_compressors() -> Vec<(&'static str, &'static str, Vec<&'static str>)
         ("gzip-9", "gzip", vec!["-9", "-c", "-n"]),
         ("pigz-6", "pigz", vec!["-6", "-c", "-p", "2"]),
         ("pigz-11", "pigz", vec!["-11", "-c"]),
-        ("pigz-i", "pigz", vec!["-6", "-i", "-c", "-p", "2", "-b", "32"]),
+        (
+            "pigz-i",
+            "pigz",
+            vec!["-6", "-i", "-c", "-p", "2", "-b", "32"],
+        ),
         ("igzip-0", "igzip", vec!["-0", "-c"]),
         ("igzip-1", "igzip", vec!["-1", "-c"]),
         ("igzip-3", "igzip", vec!["-3", "-c"]),

@@ -32,7 +32,10 @@ fn peer_gzip_streams_decode_with_hyperz() {
             let gz = run_tool(program, &args, &data);
             let out = inflate::decompress(Format::Gzip, &gz)
                 .unwrap_or_else(|e| panic!("hyperz failed on {peer} output of {name}: {e}"));
-            assert!(out == data, "hyperz decoded {peer} output of {name} wrongly");
+            assert!(
+                out == data,
+                "hyperz decoded {peer} output of {name} wrongly"
+            );
         }
     }
 }

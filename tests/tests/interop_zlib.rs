@@ -21,9 +21,15 @@ fn our_zlib_and_raw_streams_decode_with_system_zlib() {
     for level in [0u32, 1, 6, 9, 12] {
         for (name, data) in &inputs {
             let z = deflate::compress(Format::Zlib, data, level);
-            assert!(system_zlib_decode(15, &z) == *data, "zlib level {level} {name}");
+            assert!(
+                system_zlib_decode(15, &z) == *data,
+                "zlib level {level} {name}"
+            );
             let raw = deflate::compress(Format::Raw, data, level);
-            assert!(system_zlib_decode(-15, &raw) == *data, "raw level {level} {name}");
+            assert!(
+                system_zlib_decode(-15, &raw) == *data,
+                "raw level {level} {name}"
+            );
         }
     }
 }
@@ -52,7 +58,10 @@ for lvl in range(10):
         let stream = &rest[16..16 + len];
         let got = inflate::decompress(Format::Zlib, stream)
             .unwrap_or_else(|e| panic!("level {lvl} strategy {st} wbits {wb}: {e}"));
-        assert!(got == data, "level {lvl} strategy {st} wbits {wb} decoded wrongly");
+        assert!(
+            got == data,
+            "level {lvl} strategy {st} wbits {wb} decoded wrongly"
+        );
         rest = &rest[16 + len..];
         count += 1;
     }

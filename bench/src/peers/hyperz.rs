@@ -39,7 +39,10 @@ impl Peer for Hyperz {
         (1..=12).collect()
     }
     fn compress(&mut self, level: u32, input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-        let slot = self.compressors.get_mut(level as usize).ok_or("level out of range")?;
+        let slot = self
+            .compressors
+            .get_mut(level as usize)
+            .ok_or("level out of range")?;
         let c = slot.get_or_insert_with(|| Compressor::new(level));
         out.clear();
         c.compress(Format::Raw, input, out);

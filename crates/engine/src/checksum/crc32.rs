@@ -163,7 +163,9 @@ mod tests {
 
     #[test]
     fn matches_bitwise_reference_at_every_length() {
-        let data: Vec<u8> = (0..300u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let data: Vec<u8> = (0..300u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
         for n in 0..data.len() {
             assert_eq!(crc32(0, &data[..n]), bitwise(&data[..n]), "len {n}");
         }
@@ -175,7 +177,10 @@ mod tests {
         for split in [0usize, 1, 7, 100, 2500, 4999, 5000] {
             let (a, b) = data.split_at(split);
             let whole = crc32(0, &data);
-            assert_eq!(crc32_combine(crc32(0, a), crc32(0, b), b.len() as u64), whole);
+            assert_eq!(
+                crc32_combine(crc32(0, a), crc32(0, b), b.len() as u64),
+                whole
+            );
             let op = crc32_combine_gen(b.len() as u64);
             assert_eq!(crc32_combine_op(crc32(0, a), crc32(0, b), op), whole);
         }
