@@ -169,11 +169,15 @@ impl Decompressor {
             dict_len = d.len();
         }
         let limit_end = start.saturating_add(dict_len).saturating_add(self.limit);
+        // One byte of slack past the limit: the core reports a full buffer before it reads the
+        // end-of-block code, so an output of exactly `limit` bytes needs room for one more to be
+        // seen as complete.
+        let alloc_end = limit_end.saturating_add(1);
         self.core.reset();
         let mut op = out.len();
         loop {
             if out.len() - op < 1 << 16 {
-                let want = (out.len() * 2).max(op + (1 << 18)).min(limit_end);
+                let want = (out.len() * 2).max(op + (1 << 18)).min(alloc_end);
                 if want > out.len() {
                     out.resize(want, 0);
                 }
@@ -183,13 +187,17 @@ impl Decompressor {
                 .run(input, &mut ip, out, &mut op, start)
                 .map_err(|k| err(k, ip))?;
             match status {
+                core::Status::Done if op > limit_end => {
+                    out.truncate(op);
+                    return Err(err(ErrorKind::OutputLimitExceeded, ip));
+                }
                 core::Status::Done => break,
                 core::Status::NeedInput => {
                     out.truncate(op);
                     return Err(err(ErrorKind::Truncated, input.len()));
                 }
                 core::Status::OutputFull => {
-                    if op >= limit_end {
+                    if op > limit_end {
                         out.truncate(op);
                         return Err(err(ErrorKind::OutputLimitExceeded, ip));
                     }
