@@ -274,3 +274,64 @@ fn zlib_and_raw_with_trailing() {
         assert!(d.data == inputs()[0]);
     }
 }
+
+#[test]
+fn small_window_streams_with_matching_inflater_window() {
+    // A zlib stream declaring a 512-byte window decodes with an Inflater of 9 window bits, and
+    // a raw stream made with a preset dictionary decodes after set_dictionary.
+    let py = r#"
+import sys, zlib
+d = open(sys.argv[1], 'rb').read()
+c = zlib.compressobj(9, zlib.DEFLATED, 9); a = c.compress(d) + c.flush()
+c = zlib.compressobj(6, zlib.DEFLATED, -15, 8, 0, d[:4000]); b = c.compress(d[4000:]) + c.flush()
+sys.stdout.buffer.write(len(a).to_bytes(4, 'little') + a + b)
+"#;
+    let path =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample/fields.c");
+    let data = std::fs::read(&path).unwrap();
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(py)
+        .arg(&path)
+        .output()
+        .expect("python3 is required");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = u32::from_le_bytes(out.stdout[..4].try_into().unwrap()) as usize;
+    let (a, b) = (&out.stdout[4..4 + n], &out.stdout[4 + n..]);
+    assert_eq!(a[0] >> 4, 1, "python should declare a 512-byte window");
+    let mut inf = Inflater::new(Format::Zlib, 9);
+    let mut buf = vec![0u8; 100];
+    let (mut pos, mut got) = (0, Vec::new());
+    loop {
+        let st = inf.inflate(&a[pos..], &mut buf).unwrap();
+        pos += st.consumed;
+        got.extend_from_slice(&buf[..st.produced]);
+        if st.state == StreamState::StreamEnd {
+            break;
+        }
+    }
+    assert!(got == data);
+    let mut inf = Inflater::new(Format::Raw, 15);
+    inf.set_dictionary(&data[..4000]).unwrap();
+    let (mut pos, mut got) = (0, Vec::new());
+    loop {
+        let st = inf
+            .inflate(&b[pos..(pos + 7).min(b.len())], &mut buf[..33])
+            .unwrap();
+        pos += st.consumed;
+        got.extend_from_slice(&buf[..st.produced]);
+        if st.state == StreamState::StreamEnd {
+            break;
+        }
+    }
+    assert!(got == data[4000..]);
+    let whole = Decompressor::new(Format::Raw)
+        .with_dictionary(&data[..4000])
+        .decompress(b)
+        .unwrap();
+    assert!(whole.data == data[4000..]);
+}
