@@ -7,6 +7,7 @@
 use crate::progress::Progress;
 use hyperz_device::{Device, ParallelDeflater};
 use hyperz_engine::checksum::crc32;
+use hyperz_engine::deflate::{gzip_header, gzip_xfl};
 use hyperz_engine::inflate::{InflateError, Inflater, StreamState};
 use hyperz_engine::{Format, GzipHeader};
 use std::io::{self, Read, Write};
@@ -97,34 +98,6 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, CodecError> {
     Ok(n)
 }
 
-/// Writes a gzip member header carrying `h`'s fields (RFC 1952 2.3).
-fn write_gzip_header(h: &GzipHeader, out: &mut Vec<u8>) {
-    let mut flg = 0u8;
-    if h.text {
-        flg |= 1;
-    }
-    if h.extra.is_some() {
-        flg |= 4;
-    }
-    if h.name.is_some() {
-        flg |= 8;
-    }
-    if h.comment.is_some() {
-        flg |= 16;
-    }
-    out.extend_from_slice(&[0x1f, 0x8b, 8, flg]);
-    out.extend_from_slice(&h.mtime.to_le_bytes());
-    out.extend_from_slice(&[h.xfl, h.os]);
-    if let Some(x) = &h.extra {
-        out.extend_from_slice(&(x.len() as u16).to_le_bytes());
-        out.extend_from_slice(x);
-    }
-    for field in [&h.name, &h.comment].into_iter().flatten() {
-        out.extend(field.iter().copied().filter(|&b| b != 0));
-        out.push(0);
-    }
-}
-
 /// Compresses `r` into `w` on every engine of `dev`: one gzip member carrying the header's name
 /// and mtime (the engines produce the raw DEFLATE body in parallel, this thread keeps the
 /// CRC-32), or, with `independent`, a multi-member stream of independently decodable members.
@@ -143,7 +116,7 @@ pub fn compress(
     let mut out = Vec::with_capacity(IO_CHUNK);
     let mut counts = Counts::default();
     if !spec.independent {
-        write_gzip_header(&spec.header, &mut out);
+        gzip_header(&mut out, &spec.header, gzip_xfl(spec.level, false));
     }
     let mut input = vec![0u8; IO_CHUNK];
     let mut crc = 0u32;

@@ -190,14 +190,8 @@ fn compress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Rep
         }
         return;
     }
-    let mut header = GzipHeader {
-        xfl: match opts.level {
-            1 => 4,
-            9..=12 => 2,
-            _ => 0,
-        },
-        ..GzipHeader::default()
-    };
+    // XFL is left 0 so the writer fills in zlib's value for the level.
+    let mut header = GzipHeader::default();
     if opts.name != Some(false) {
         header.name = Some(fname.clone().into_bytes());
         header.mtime = mtime_secs(meta);

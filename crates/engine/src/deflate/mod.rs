@@ -22,6 +22,7 @@ mod strategy;
 mod stream;
 mod tables;
 
+pub use container::{gzip_header, gzip_xfl};
 pub use stream::Deflater;
 
 use crate::checksum::{adler32, crc32};
