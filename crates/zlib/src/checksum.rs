@@ -35,7 +35,7 @@ pub unsafe extern "C" fn crc32(crc: c_ulong, buf: *const c_uchar, len: c_uint) -
 ///
 /// # Safety
 /// `buf` must be NULL or point to `len` readable bytes.
-#[no_mangle]
+#[export_name = "hz_crc32_z"]
 pub unsafe extern "C" fn crc32_z(crc: c_ulong, buf: *const c_uchar, len: usize) -> c_ulong {
     if buf.is_null() {
         return 0;
@@ -59,7 +59,7 @@ pub unsafe extern "C" fn adler32(adler: c_ulong, buf: *const c_uchar, len: c_uin
 ///
 /// # Safety
 /// `buf` must be NULL or point to `len` readable bytes.
-#[no_mangle]
+#[export_name = "hz_adler32_z"]
 pub unsafe extern "C" fn adler32_z(adler: c_ulong, buf: *const c_uchar, len: usize) -> c_ulong {
     if buf.is_null() {
         return 1;
@@ -70,7 +70,7 @@ pub unsafe extern "C" fn adler32_z(adler: c_ulong, buf: *const c_uchar, len: usi
 }
 
 /// `uLong crc32_combine(uLong crc1, uLong crc2, z_off_t len2)`
-#[no_mangle]
+#[export_name = "hz_crc32_combine"]
 pub extern "C" fn crc32_combine(crc1: c_ulong, crc2: c_ulong, len2: ZOff) -> c_ulong {
     if len2 < 0 {
         return crc1;
@@ -79,31 +79,31 @@ pub extern "C" fn crc32_combine(crc1: c_ulong, crc2: c_ulong, len2: ZOff) -> c_u
 }
 
 /// `uLong crc32_combine64(uLong crc1, uLong crc2, z_off64_t len2)`
-#[no_mangle]
+#[export_name = "hz_crc32_combine64"]
 pub extern "C" fn crc32_combine64(crc1: c_ulong, crc2: c_ulong, len2: ZOff) -> c_ulong {
     crc32_combine(crc1, crc2, len2)
 }
 
 /// `uLong crc32_combine_gen(z_off_t len2)`
-#[no_mangle]
+#[export_name = "hz_crc32_combine_gen"]
 pub extern "C" fn crc32_combine_gen(len2: ZOff) -> c_ulong {
     checksum::crc32_combine_gen(len2.max(0) as u64) as c_ulong
 }
 
 /// `uLong crc32_combine_gen64(z_off64_t len2)`
-#[no_mangle]
+#[export_name = "hz_crc32_combine_gen64"]
 pub extern "C" fn crc32_combine_gen64(len2: ZOff) -> c_ulong {
     crc32_combine_gen(len2)
 }
 
 /// `uLong crc32_combine_op(uLong crc1, uLong crc2, uLong op)`
-#[no_mangle]
+#[export_name = "hz_crc32_combine_op"]
 pub extern "C" fn crc32_combine_op(crc1: c_ulong, crc2: c_ulong, op: c_ulong) -> c_ulong {
     checksum::crc32_combine_op(crc1 as u32, crc2 as u32, op as u32) as c_ulong
 }
 
 /// `uLong adler32_combine(uLong adler1, uLong adler2, z_off_t len2)`
-#[no_mangle]
+#[export_name = "hz_adler32_combine"]
 pub extern "C" fn adler32_combine(adler1: c_ulong, adler2: c_ulong, len2: ZOff) -> c_ulong {
     if len2 < 0 {
         return 0xffff_ffff;
@@ -112,7 +112,7 @@ pub extern "C" fn adler32_combine(adler1: c_ulong, adler2: c_ulong, len2: ZOff) 
 }
 
 /// `uLong adler32_combine64(uLong adler1, uLong adler2, z_off64_t len2)`
-#[no_mangle]
+#[export_name = "hz_adler32_combine64"]
 pub extern "C" fn adler32_combine64(adler1: c_ulong, adler2: c_ulong, len2: ZOff) -> c_ulong {
     adler32_combine(adler1, adler2, len2)
 }

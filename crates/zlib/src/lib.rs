@@ -8,8 +8,16 @@
 //! flush semantics. It must not implement DEFLATE or scheduling itself: compression and
 //! decompression go to `hyperz-engine` directly or through `hyperz-device`. No panic may unwind
 //! across the ABI: every entry point catches panics and returns a zlib error code.
+//!
+//! Functions that zlib versions (`ZLIB_1.2.0` and later) are exported as `hz_<name>` and renamed
+//! by the generated `.symver` directives (see `build.rs`); zlib's oldest functions are exported
+//! unversioned, as Debian's libz does.
 #![deny(missing_docs)]
 
 mod checksum;
+pub mod types;
 
 pub use checksum::*;
+
+#[cfg(not(test))]
+include!(concat!(env!("OUT_DIR"), "/symver.rs"));

@@ -1,0 +1,43 @@
+/* gzprintf and gzvprintf: the two variadic entry points of the zlib ABI, which stable Rust
+ * cannot define. They format into a heap buffer of exactly the needed size (zlib truncates to
+ * its gzbuffer size and fails instead) and hand the bytes to our gzwrite. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define Z_STREAM_ERROR (-2)
+#define Z_MEM_ERROR (-4)
+
+extern int gzwrite(void *file, const void *buf, unsigned len);
+
+int hz_gzvprintf(void *file, const char *format, va_list va) {
+    va_list again;
+    int len;
+    char *buf;
+    if (file == NULL || format == NULL)
+        return Z_STREAM_ERROR;
+    va_copy(again, va);
+    len = vsnprintf(NULL, 0, format, again);
+    va_end(again);
+    if (len < 0)
+        return Z_STREAM_ERROR;
+    if (len == 0)
+        return 0;
+    buf = malloc((size_t)len + 1);
+    if (buf == NULL)
+        return Z_MEM_ERROR;
+    vsnprintf(buf, (size_t)len + 1, format, va);
+    len = gzwrite(file, buf, (unsigned)len);
+    free(buf);
+    return len;
+}
+__asm__(".symver hz_gzvprintf, gzvprintf@@ZLIB_1.2.7.1");
+
+int gzprintf(void *file, const char *format, ...) {
+    va_list va;
+    int ret;
+    va_start(va, format);
+    ret = hz_gzvprintf(file, format, va);
+    va_end(va);
+    return ret;
+}

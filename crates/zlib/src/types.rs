@@ -1,0 +1,146 @@
+//! zlib 1.3's public C types and constants, laid out exactly as `zlib.h` declares them on LP64
+//! Linux (`uLong` = 64 bits, `uInt` = 32 bits, `z_off64_t` = `off_t` = 64 bits), so a program
+//! compiled against the system header can hand us its structs.
+#![allow(non_camel_case_types, missing_docs)]
+
+use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+
+/// zlib's `voidpf (*alloc_func)(voidpf opaque, uInt items, uInt size)`.
+pub type alloc_func = Option<unsafe extern "C" fn(*mut c_void, c_uint, c_uint) -> *mut c_void>;
+/// zlib's `void (*free_func)(voidpf opaque, voidpf address)`.
+pub type free_func = Option<unsafe extern "C" fn(*mut c_void, *mut c_void)>;
+/// `z_off_t` and `z_off64_t` (both `off_t` with `_FILE_OFFSET_BITS` irrelevant on LP64).
+pub type z_off_t = i64;
+
+/// `struct z_stream_s`.
+#[repr(C)]
+pub struct z_stream {
+    pub next_in: *const u8,
+    pub avail_in: c_uint,
+    pub total_in: c_ulong,
+    pub next_out: *mut u8,
+    pub avail_out: c_uint,
+    pub total_out: c_ulong,
+    pub msg: *const c_char,
+    /// Ours: points to a `DeflateStream` or `InflateStream` (see `deflate_api`/`inflate_api`).
+    pub state: *mut c_void,
+    pub zalloc: alloc_func,
+    pub zfree: free_func,
+    pub opaque: *mut c_void,
+    pub data_type: c_int,
+    pub adler: c_ulong,
+    pub reserved: c_ulong,
+}
+
+/// `z_streamp`.
+pub type z_streamp = *mut z_stream;
+
+/// `struct gz_header_s`.
+#[repr(C)]
+pub struct gz_header {
+    pub text: c_int,
+    pub time: c_ulong,
+    pub xflags: c_int,
+    pub os: c_int,
+    pub extra: *mut u8,
+    pub extra_len: c_uint,
+    pub extra_max: c_uint,
+    pub name: *mut u8,
+    pub name_max: c_uint,
+    pub comment: *mut u8,
+    pub comm_max: c_uint,
+    pub hcrc: c_int,
+    pub done: c_int,
+}
+
+/// `gz_headerp`.
+pub type gz_headerp = *mut gz_header;
+
+/// The public head of `struct gzFile_s`: zlib.h's `gzgetc()` macro reads these three fields
+/// directly, so every gzFile we hand out must start with them and keep them current.
+#[repr(C)]
+pub struct gzFile_s {
+    /// Bytes available at `next`.
+    pub have: c_uint,
+    /// Next output byte.
+    pub next: *mut u8,
+    /// Current uncompressed position.
+    pub pos: z_off_t,
+}
+
+/// `in_func`: `unsigned (*)(void *, z_const unsigned char **)`.
+pub type in_func = Option<unsafe extern "C" fn(*mut c_void, *mut *const u8) -> c_uint>;
+/// `out_func`: `int (*)(void *, unsigned char *, unsigned)`.
+pub type out_func = Option<unsafe extern "C" fn(*mut c_void, *mut u8, c_uint) -> c_int>;
+
+pub const Z_NO_FLUSH: c_int = 0;
+pub const Z_PARTIAL_FLUSH: c_int = 1;
+pub const Z_SYNC_FLUSH: c_int = 2;
+pub const Z_FULL_FLUSH: c_int = 3;
+pub const Z_FINISH: c_int = 4;
+pub const Z_BLOCK: c_int = 5;
+pub const Z_TREES: c_int = 6;
+
+pub const Z_OK: c_int = 0;
+pub const Z_STREAM_END: c_int = 1;
+pub const Z_NEED_DICT: c_int = 2;
+pub const Z_ERRNO: c_int = -1;
+pub const Z_STREAM_ERROR: c_int = -2;
+pub const Z_DATA_ERROR: c_int = -3;
+pub const Z_MEM_ERROR: c_int = -4;
+pub const Z_BUF_ERROR: c_int = -5;
+pub const Z_VERSION_ERROR: c_int = -6;
+
+pub const Z_NO_COMPRESSION: c_int = 0;
+pub const Z_BEST_SPEED: c_int = 1;
+pub const Z_BEST_COMPRESSION: c_int = 9;
+pub const Z_DEFAULT_COMPRESSION: c_int = -1;
+
+pub const Z_FILTERED: c_int = 1;
+pub const Z_HUFFMAN_ONLY: c_int = 2;
+pub const Z_RLE: c_int = 3;
+pub const Z_FIXED: c_int = 4;
+pub const Z_DEFAULT_STRATEGY: c_int = 0;
+
+pub const Z_BINARY: c_int = 0;
+pub const Z_TEXT: c_int = 1;
+pub const Z_UNKNOWN: c_int = 2;
+
+pub const Z_DEFLATED: c_int = 8;
+
+/// The version string we report: the zlib release whose ABI we implement.
+pub const ZLIB_VERSION: &core::ffi::CStr = c"1.3.1";
+
+/// Checks the `version`/`stream_size` arguments of the `*Init_` functions as zlib does: the
+/// major version digit must match and the struct size must be ours.
+///
+/// # Safety
+/// `version` must be NULL or a NUL-terminated string.
+pub unsafe fn version_ok(version: *const c_char, stream_size: c_int) -> bool {
+    if version.is_null() || stream_size != core::mem::size_of::<z_stream>() as c_int {
+        return false;
+    }
+    // SAFETY: non-null and NUL-terminated by the caller's contract; we read one byte.
+    unsafe { *version as u8 == b'1' }
+}
+
+/// zlib's message strings, indexed by `2 - code` (as `z_errmsg`).
+pub fn error_message(code: c_int) -> &'static core::ffi::CStr {
+    match code {
+        Z_NEED_DICT => c"need dictionary",
+        Z_STREAM_END => c"stream end",
+        Z_OK => c"",
+        Z_ERRNO => c"file error",
+        Z_STREAM_ERROR => c"stream error",
+        Z_DATA_ERROR => c"data error",
+        Z_MEM_ERROR => c"insufficient memory",
+        Z_BUF_ERROR => c"buffer error",
+        Z_VERSION_ERROR => c"incompatible version",
+        _ => c"",
+    }
+}
+
+/// Runs `f`, turning a panic into `err` so no unwind crosses the C ABI.
+pub fn guard<T>(err: T, f: impl FnOnce() -> T) -> T {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(err)
+}
