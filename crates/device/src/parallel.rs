@@ -30,6 +30,8 @@ pub struct StreamStats {
     pub bytes_in: u64,
     /// Bytes written to the output.
     pub bytes_out: u64,
+    /// The stream's check value (Adler-32 or CRC-32 of all input; 0 for raw streams).
+    pub check: u32,
 }
 
 struct Pending {
@@ -52,6 +54,8 @@ pub struct ParallelDeflater<'d> {
     dict_len: usize,
     pending: VecDeque<Pending>,
     header_done: bool,
+    /// The header written instead of the default one (e.g. a caller's gzip header fields).
+    header: Option<Vec<u8>>,
     check: u32,
     total_in: u64,
     total_out: u64,
@@ -83,10 +87,96 @@ impl<'d> ParallelDeflater<'d> {
             dict_len: 0,
             pending: VecDeque::new(),
             header_done: false,
+            header: None,
             check: container::check_init(format),
             total_in: 0,
             total_out: 0,
         }
+    }
+
+    /// Writes `header` (complete header bytes for this stream's format, e.g. a zlib header with
+    /// a dictionary id or a gzip header with a name) instead of the default header.
+    pub fn set_header(&mut self, header: Vec<u8>) {
+        self.header = Some(header);
+    }
+
+    /// Primes the stream with a preset dictionary (its last 32 KiB become the first block's
+    /// history). Only before the first `write`.
+    pub fn set_dictionary(&mut self, dict: &[u8]) {
+        assert!(self.total_in == 0 && !self.independent, "dictionary after data");
+        let d = &dict[dict.len().saturating_sub(WINDOW)..];
+        self.counters().buffer_sub(self.dict_len);
+        self.buf.clear();
+        self.buf.extend_from_slice(d);
+        self.dict_len = d.len();
+        self.counters().buffer_add(self.dict_len);
+    }
+
+    /// Compresses blocks submitted from now on at `level` (call after [`flush`](Self::flush) to
+    /// change the level at a known point, as zlib's `deflateParams` does).
+    pub fn set_level(&mut self, level: u32) {
+        self.level = level;
+    }
+
+    /// Like [`flush`](Self::flush), and forgets the history so decoding can restart after this
+    /// point (zlib's `Z_FULL_FLUSH`).
+    pub fn full_flush(&mut self, out: &mut Vec<u8>) {
+        self.flush(out);
+        let dl = self.dict_len;
+        self.buf.clear();
+        self.dict_len = 0;
+        self.counters().buffer_sub(dl);
+    }
+
+    /// The check value (Adler-32 or CRC-32) of all input whose blocks have been emitted: after
+    /// [`flush`](Self::flush), of everything written.
+    pub fn check(&self) -> u32 {
+        self.check
+    }
+
+    /// The last (up to 32 KiB) bytes written, dictionary included: the history the next block
+    /// will see.
+    pub fn history(&self) -> &[u8] {
+        &self.buf[self.buf.len().saturating_sub(WINDOW)..]
+    }
+
+    /// Input bytes written so far.
+    pub fn total_in(&self) -> u64 {
+        self.total_in
+    }
+
+    /// Waits for every submitted block and appends its output, without ending the input that is
+    /// still buffered (so the output bytes are unchanged).
+    pub fn settle(&mut self, out: &mut Vec<u8>) {
+        while !self.pending.is_empty() {
+            self.emit_front(out);
+        }
+    }
+
+    /// An independent copy of this stream (zlib's `deflateCopy`): both continue from the same
+    /// point and produce the same bytes for the same further input. Call [`settle`](Self::settle)
+    /// first; blocks still in flight cannot be copied.
+    pub fn duplicate(&self) -> Option<Self> {
+        if !self.pending.is_empty() {
+            return None;
+        }
+        self.counters().buffer_add(self.buf.len());
+        Some(ParallelDeflater {
+            dev: self.dev,
+            format: self.format,
+            level: self.level,
+            independent: self.independent,
+            block_size: self.block_size,
+            in_flight: self.in_flight,
+            buf: self.buf.clone(),
+            dict_len: self.dict_len,
+            pending: VecDeque::new(),
+            header_done: self.header_done,
+            header: self.header.clone(),
+            check: self.check,
+            total_in: self.total_in,
+            total_out: self.total_out,
+        })
     }
 
     fn counters(&self) -> &crate::stats::Counters {
@@ -159,7 +249,10 @@ impl<'d> ParallelDeflater<'d> {
             self.header_done = true;
             if !self.independent {
                 let before = out.len();
-                container::write_header(self.format, self.level, out);
+                match self.header.take() {
+                    Some(h) => out.extend_from_slice(&h),
+                    None => container::write_header(self.format, self.level, out),
+                }
                 self.total_out += (out.len() - before) as u64;
             }
         }
@@ -220,10 +313,21 @@ impl<'d> ParallelDeflater<'d> {
         let dl = self.dict_len;
         self.counters().buffer_sub(dl);
         self.dict_len = 0;
+        self.buf.clear();
         StreamStats {
             bytes_in: self.total_in,
             bytes_out: self.total_out,
+            check: self.check,
         }
+    }
+}
+
+impl Drop for ParallelDeflater<'_> {
+    /// A stream abandoned mid-way (e.g. `deflateEnd` before `Z_FINISH`) returns what it holds to
+    /// the buffered-bytes count; blocks still in flight finish on their engines and are dropped.
+    fn drop(&mut self) {
+        let held: usize = self.buf.len() + self.pending.iter().map(|p| p.held).sum::<usize>();
+        self.counters().buffer_sub(held);
     }
 }
 

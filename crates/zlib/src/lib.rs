@@ -13,8 +13,12 @@
 //! by the generated `.symver` directives (see `build.rs`); zlib's oldest functions are exported
 //! unversioned, as Debian's libz does.
 #![deny(missing_docs)]
+#![allow(non_snake_case)]
 
 mod checksum;
+mod config;
+pub mod deflate_api;
+mod deflate_stream;
 pub mod types;
 
 pub use checksum::*;

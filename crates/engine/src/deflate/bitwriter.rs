@@ -4,7 +4,7 @@
 #![forbid(unsafe_code)]
 
 /// Accumulates bits and appends completed bytes to `out`.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub struct BitWriter {
     /// Completed output bytes.
     pub out: Vec<u8>,

@@ -14,6 +14,7 @@ use super::tables::*;
 pub const MATCH_FLAG: u32 = 1 << 31;
 
 /// Symbols and their frequencies for the block being built.
+#[derive(Clone)]
 pub struct SymBuf {
     /// The parsed symbols.
     pub syms: Vec<u32>,
@@ -104,7 +105,7 @@ pub enum BlockCodes {
 }
 
 /// Reusable scratch for dynamic-code construction.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Encoder {
     lit_lens: Vec<u8>,
     dist_lens: Vec<u8>,

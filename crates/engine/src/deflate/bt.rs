@@ -13,6 +13,7 @@
 use super::matchfind::{load32, match_len, MAX_MATCH};
 
 /// Binary trees keyed by 4-byte hashes.
+#[derive(Clone)]
 pub struct Bt {
     head: Vec<u32>,
     child: Vec<u32>,

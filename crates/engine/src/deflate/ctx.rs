@@ -12,6 +12,7 @@ use super::split::Splitter;
 use super::LevelRow;
 
 /// Compression state shared by the strategies.
+#[derive(Clone)]
 pub struct Ctx {
     /// The level's strategy and search parameters.
     pub row: LevelRow,

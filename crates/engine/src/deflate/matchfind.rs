@@ -42,6 +42,7 @@ pub fn match_len(buf: &[u8], a: usize, b: usize, max: usize) -> usize {
 }
 
 /// Hash chains over one segment buffer.
+#[derive(Clone)]
 pub struct Chains {
     head: Vec<u32>,
     prev: Vec<u32>,

@@ -20,7 +20,7 @@ const NB: usize = 18;
 const THRESHOLD_PERMILLE: u64 = 200;
 
 /// Running histograms of the open block.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Splitter {
     block: [u32; NB],
     block_total: u32,

@@ -32,6 +32,7 @@ fn rank(f: Flush) -> i32 {
 }
 
 /// Streaming, zlib-semantics compressor.
+#[derive(Clone)]
 pub struct Deflater {
     format: Format,
     params: Params,
@@ -236,6 +237,13 @@ impl Deflater {
         self.total_out = 0;
         self.dict_id = None;
         self.check = if self.format == Format::Gzip { 0 } else { 1 };
+    }
+
+    /// The most recent input (up to the window size, unparsed input included), which zlib's
+    /// `deflateGetDictionary` returns.
+    pub fn history(&self) -> &[u8] {
+        let w = 1usize << self.params.window_bits;
+        &self.inbuf[self.inbuf.len().saturating_sub(w)..]
     }
 
     /// Input bytes consumed so far.
