@@ -16,9 +16,12 @@
 #![allow(non_snake_case)]
 
 mod checksum;
+pub mod compress_api;
 mod config;
 pub mod deflate_api;
 mod deflate_stream;
+pub mod inflate_api;
+pub mod inflate_back;
 pub mod types;
 
 pub use checksum::*;

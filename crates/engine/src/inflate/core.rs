@@ -49,10 +49,17 @@ pub enum Status {
     OutputFull,
     /// The final block ended. Fewer than 8 bits remain in the bit buffer.
     Done,
+    /// Stopped before a block header because `stop_at_block` is set (zlib's `Z_BLOCK`).
+    BlockBoundary,
 }
 
 /// Decoder state between calls.
+#[derive(Clone)]
 pub struct Core {
+    /// Return [`Status::BlockBoundary`] before each block header (once per boundary).
+    pub stop_at_block: bool,
+    /// The current boundary has already been reported.
+    stopped: bool,
     state: State,
     bitbuf: u64,
     bitcnt: u32,
@@ -71,6 +78,8 @@ pub struct Core {
 impl Default for Core {
     fn default() -> Self {
         Core {
+            stop_at_block: false,
+            stopped: false,
             state: State::BlockHeader,
             bitbuf: 0,
             bitcnt: 0,
@@ -103,6 +112,28 @@ impl Core {
         self.bitbuf = 0;
         self.bitcnt = 0;
         self.last = false;
+        self.stopped = false;
+    }
+
+    /// Empties the bit buffer.
+    pub fn clear_bits(&mut self) {
+        self.bitbuf = 0;
+        self.bitcnt = 0;
+    }
+
+    /// Entries in the literal/length and distance tables now built.
+    pub fn table_entries(&self) -> usize {
+        self.litlen.len() + self.dist.len()
+    }
+
+    /// Reports the current block boundary again on the next `run`.
+    pub fn unstop(&mut self) {
+        self.stopped = false;
+    }
+
+    /// True after a stored block's header, before its length (zlib's `inflateSyncPoint`).
+    pub fn at_stored_start(&self) -> bool {
+        self.state == State::StoredLen && self.bitcnt % 8 == 0
     }
 
     /// True between blocks (for `Z_BLOCK`-style stopping and `data_type`).
@@ -259,9 +290,14 @@ impl Core {
                         self.state = State::Done;
                         continue;
                     }
+                    if self.stop_at_block && !self.stopped {
+                        self.stopped = true;
+                        return Ok(Status::BlockBoundary);
+                    }
                     if !self.need(3, input, ip) {
                         return Ok(Status::NeedInput);
                     }
+                    self.stopped = false;
                     self.last = self.take(1) == 1;
                     match self.take(2) {
                         0 => {

@@ -196,6 +196,8 @@ impl Decompressor {
                     out.truncate(op);
                     return Err(err(ErrorKind::Truncated, input.len()));
                 }
+                // The whole-buffer decoder never sets stop_at_block.
+                core::Status::BlockBoundary => {}
                 core::Status::OutputFull => {
                     if op > limit_end {
                         out.truncate(op);

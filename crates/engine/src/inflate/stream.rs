@@ -50,6 +50,7 @@ enum Phase {
 }
 
 /// A resumable decoder for one raw, zlib or gzip stream.
+#[derive(Clone)]
 pub struct Inflater {
     format: Format,
     window_bits: u8,
@@ -66,6 +67,8 @@ pub struct Inflater {
     total_out: u64,
     header: Option<GzipHeader>,
     failed: Option<InflateError>,
+    /// Verify the trailer's check value (zlib's `inflateValidate`; off after a resync).
+    verify: bool,
 }
 
 impl Inflater {
@@ -88,6 +91,7 @@ impl Inflater {
             total_out: 0,
             header: None,
             failed: None,
+            verify: true,
         }
     }
 
@@ -105,6 +109,77 @@ impl Inflater {
         self.total_out = 0;
         self.header = None;
         self.failed = None;
+        self.verify = true;
+        self.core.stop_at_block = false;
+    }
+
+    /// Stop before every block header, after delivering all output before it (zlib's
+    /// `Z_BLOCK`): `inflate` then returns with [`Inflater::at_block_boundary`] true.
+    pub fn set_stop_at_block(&mut self, stop: bool) {
+        self.core.stop_at_block = stop;
+    }
+
+    /// Whether the trailer's Adler-32/CRC-32 (and gzip length) is verified (default true).
+    pub fn set_verify(&mut self, verify: bool) {
+        self.verify = verify;
+    }
+
+    /// The whole bytes still held in the bit buffer, handed back (zlib's `inflateSync` searches
+    /// them first). The stream must be resynchronised afterwards.
+    pub fn take_buffered_bytes(&mut self) -> Vec<u8> {
+        self.core.align();
+        let mut v = Vec::new();
+        while let Some(b) = self.core.take_byte() {
+            v.push(b);
+        }
+        v
+    }
+
+    /// Restarts decoding at a block header after a full-flush point found by the caller
+    /// (zlib's `inflateSync`): history is dropped, and the trailer, if any, is read but not
+    /// verified. A stream whose header was never seen continues as raw DEFLATE.
+    pub fn resync(&mut self) {
+        if self.phase == Phase::Header {
+            self.format = Format::Raw;
+        }
+        self.core.reset();
+        self.phase = Phase::Body;
+        self.wlen = 0;
+        self.delivered = 0;
+        self.trailer.clear();
+        self.failed = None;
+        self.verify = false;
+    }
+
+    /// True right after a stored block's header (zlib's `inflateSyncPoint`).
+    pub fn at_sync_point(&self) -> bool {
+        self.phase == Phase::Body && self.core.at_stored_start()
+    }
+
+    /// The running check of the output delivered so far (Adler-32 for zlib, CRC-32 for gzip,
+    /// 0 for raw), as zlib keeps it in `strm->adler`.
+    pub fn checksum(&self) -> u32 {
+        self.check
+    }
+
+    /// True while the decoder waits for a zlib preset dictionary.
+    pub fn needs_dictionary(&self) -> bool {
+        matches!(self.phase, Phase::NeedDict(_))
+    }
+
+    /// Empties the bit buffer (zlib's `inflatePrime` with negative bits).
+    pub fn clear_bits(&mut self) {
+        self.core.clear_bits();
+    }
+
+    /// Entries in the current decoding tables (zlib's `inflateCodesUsed` diagnostic).
+    pub fn table_entries(&self) -> usize {
+        self.core.table_entries()
+    }
+
+    /// True once the stream (and its trailer) has been completely decoded.
+    pub fn is_done(&self) -> bool {
+        self.phase == Phase::Done
     }
 
     /// The gzip header, once parsed.
@@ -294,6 +369,14 @@ impl Inflater {
                         .map_err(|k| err(k, *ip))?;
                     match status {
                         Status::OutputFull => continue,
+                        Status::BlockBoundary => {
+                            self.deliver(output, produced);
+                            if self.delivered < self.wlen {
+                                // Deliver the rest first; the boundary is reported again.
+                                self.core.unstop();
+                            }
+                            return Ok(StreamState::Progress);
+                        }
                         Status::NeedInput => {
                             self.deliver(output, produced);
                             return Ok(StreamState::Progress);
@@ -321,6 +404,7 @@ impl Inflater {
                     }
                     let at = *ip;
                     match self.format {
+                        _ if !self.verify => {}
                         Format::Zlib => {
                             let t: [u8; 4] = self.trailer[..4].try_into().unwrap();
                             container::check_zlib_trailer(&t, self.check)

@@ -1,0 +1,177 @@
+//! zlib's `inflateBack` family: raw DEFLATE decoded through caller callbacks, the caller's
+//! window used as the output buffer (every `out()` call hands it a stretch of that window).
+use core::ffi::{c_char, c_int, c_uint, c_void};
+
+use hyperz_engine::inflate::{Inflater, StreamState};
+use hyperz_engine::Format;
+
+use crate::inflate_api::fail;
+use crate::types::*;
+
+const MAGIC: u32 = 0x687a_6962; // "hzib"
+
+/// What `strm->state` points to between `inflateBackInit_` and `inflateBackEnd`.
+#[repr(C)]
+struct BState {
+    magic: u32,
+    strm: *const z_stream,
+    window: *mut u8,
+    wsize: usize,
+    wbits: u8,
+}
+
+/// # Safety
+/// As `deflate_api::state`.
+unsafe fn bstate<'a>(strm: *mut z_stream) -> Option<&'a mut BState> {
+    if strm.is_null() {
+        return None;
+    }
+    // SAFETY: strm non-null per contract.
+    let st = unsafe { (*strm).state } as *mut BState;
+    if st.is_null() {
+        return None;
+    }
+    // SAFETY: all our states are repr(C) with magic and back-pointer first.
+    let (magic, back) = unsafe { ((*st).magic, (*st).strm) };
+    if magic != MAGIC || back != strm as *const z_stream {
+        return None;
+    }
+    // SAFETY: the magic says this is a BState.
+    Some(unsafe { &mut *st })
+}
+
+/// `int inflateBackInit_(z_streamp strm, int windowBits, unsigned char *window,
+/// const char *version, int stream_size)`
+///
+/// # Safety
+/// `window` must have `1 << windowBits` writable bytes for the life of the stream.
+#[export_name = "hz_inflateBackInit_"]
+pub unsafe extern "C" fn inflateBackInit_(
+    strm: *mut z_stream,
+    window_bits: c_int,
+    window: *mut u8,
+    version: *const c_char,
+    stream_size: c_int,
+) -> c_int {
+    guard(Z_STREAM_ERROR, || {
+        // SAFETY: version is a C string per contract.
+        if !unsafe { version_ok(version, stream_size) } {
+            return Z_VERSION_ERROR;
+        }
+        if strm.is_null() || window.is_null() || !(8..=15).contains(&window_bits) {
+            return Z_STREAM_ERROR;
+        }
+        let st = Box::new(BState {
+            magic: MAGIC,
+            strm,
+            window,
+            wsize: 1 << window_bits,
+            wbits: window_bits as u8,
+        });
+        // SAFETY: strm non-null per contract.
+        unsafe {
+            (*strm).msg = core::ptr::null();
+            (*strm).state = Box::into_raw(st).cast();
+        }
+        Z_OK
+    })
+}
+
+/// `int inflateBack(z_streamp strm, in_func in, void *in_desc, out_func out, void *out_desc)`
+///
+/// Returns `Z_STREAM_END` after a complete raw stream (with `next_in`/`avail_in` at the data
+/// after it), `Z_BUF_ERROR` when `in()` gives no more input (`next_in` set to NULL) or `out()`
+/// fails, `Z_DATA_ERROR` on bad data.
+///
+/// # Safety
+/// The callbacks must follow zlib's contract; `next_in`/`avail_in` may hold initial input.
+#[export_name = "hz_inflateBack"]
+pub unsafe extern "C" fn inflateBack(
+    strm: *mut z_stream,
+    in_fn: in_func,
+    in_desc: *mut c_void,
+    out_fn: out_func,
+    out_desc: *mut c_void,
+) -> c_int {
+    guard(Z_STREAM_ERROR, || {
+        // SAFETY: validated by bstate().
+        let Some(st) = (unsafe { bstate(strm) }) else {
+            return Z_STREAM_ERROR;
+        };
+        let (Some(in_fn), Some(out_fn)) = (in_fn, out_fn) else {
+            return Z_STREAM_ERROR;
+        };
+        // SAFETY: strm valid.
+        let z = unsafe { &mut *strm };
+        z.msg = core::ptr::null();
+        let mut inf = Inflater::new(Format::Raw, st.wbits);
+        // SAFETY: the window has wsize writable bytes for the stream's life (contract).
+        let window = unsafe { core::slice::from_raw_parts_mut(st.window, st.wsize) };
+        let mut next: *const u8 = if z.next_in.is_null() { core::ptr::null() } else { z.next_in };
+        let mut have: usize = if next.is_null() { 0 } else { z.avail_in as usize };
+        let mut filled = 0usize;
+        let code = loop {
+            if have == 0 {
+                let mut p: *const u8 = core::ptr::null();
+                // SAFETY: calling the caller's input callback per zlib's contract.
+                let n = unsafe { in_fn(in_desc, &mut p) } as usize;
+                if n == 0 || p.is_null() {
+                    next = core::ptr::null();
+                    have = 0;
+                    break Z_BUF_ERROR;
+                }
+                next = p;
+                have = n;
+            }
+            // SAFETY: `next` points to `have` readable bytes (from the caller or in()).
+            let input = unsafe { core::slice::from_raw_parts(next, have) };
+            let r = inf.inflate(input, &mut window[filled..]);
+            let (consumed, produced, end) = match r {
+                Ok(s) => (s.consumed, s.produced, s.state == StreamState::StreamEnd),
+                Err(_) => {
+                    break Z_DATA_ERROR;
+                }
+            };
+            // SAFETY: consumed <= have.
+            next = unsafe { next.add(consumed) };
+            have -= consumed;
+            filled += produced;
+            if filled == window.len() || (end && filled > 0) {
+                // SAFETY: calling the caller's output callback with its own window.
+                if unsafe { out_fn(out_desc, window.as_mut_ptr(), filled as c_uint) } != 0 {
+                    break Z_BUF_ERROR;
+                }
+                filled = 0;
+            }
+            if end {
+                break Z_STREAM_END;
+            }
+        };
+        z.next_in = next;
+        z.avail_in = have as c_uint;
+        if code == Z_DATA_ERROR {
+            // SAFETY: strm valid.
+            return unsafe { fail(strm, Z_DATA_ERROR) };
+        }
+        code
+    })
+}
+
+/// `int inflateBackEnd(z_streamp strm)`
+///
+/// # Safety
+/// `strm` must be NULL or a `z_stream`.
+#[export_name = "hz_inflateBackEnd"]
+pub unsafe extern "C" fn inflateBackEnd(strm: *mut z_stream) -> c_int {
+    guard(Z_STREAM_ERROR, || {
+        // SAFETY: validated by bstate().
+        let Some(st) = (unsafe { bstate(strm) }) else {
+            return Z_STREAM_ERROR;
+        };
+        // SAFETY: created by Box::into_raw in inflateBackInit_, freed once.
+        drop(unsafe { Box::from_raw(st as *mut BState) });
+        // SAFETY: strm valid.
+        unsafe { (*strm).state = core::ptr::null_mut() };
+        Z_OK
+    })
+}
