@@ -10,12 +10,13 @@
 use core::ffi::{c_char, c_int, c_uint, c_ulong};
 
 use hyperz_engine::checksum::adler32;
-use hyperz_engine::deflate::Compressor;
-use hyperz_engine::inflate::{ErrorKind, Inflater, StreamState};
+use hyperz_engine::deflate::{compress_bound, Compressor, Deflater, Flush, Params};
+use hyperz_engine::inflate::{ErrorKind, StreamState};
 use hyperz_engine::Format;
 
 use crate::config;
 use crate::deflate_api::bound;
+use crate::pool;
 use crate::types::*;
 
 /// zlib's `compressBound` formula: what callers that hard-code it expect to suffice.
@@ -41,15 +42,58 @@ fn stored_zlib(input: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Compresses `input` on this thread with a pooled compressor.
+fn compress_inline(format: Format, input: &[u8], level: u32) -> Vec<u8> {
+    let params = Params {
+        level,
+        ..Params::default()
+    };
+    let mut d = match pool::take_deflater(format, params) {
+        Some(d) => d,
+        None => match Deflater::new(format, params) {
+            Ok(d) => Box::new(d),
+            Err(_) => {
+                let mut out = Vec::new();
+                Compressor::new(level).compress(format, input, &mut out);
+                return out;
+            }
+        },
+    };
+    let mut out = vec![0u8; compress_bound(format, input.len())];
+    let mut done = 0;
+    let mut pos = 0;
+    loop {
+        let r = d.deflate(&input[pos..], &mut out[done..], Flush::Finish);
+        match r {
+            Ok(s) => {
+                pos += s.consumed;
+                done += s.produced;
+                if s.done {
+                    break;
+                }
+                if done == out.len() {
+                    out.resize(out.len() * 2, 0);
+                }
+            }
+            Err(_) => {
+                out.clear();
+                Compressor::new(level).compress(format, input, &mut out);
+                return out;
+            }
+        }
+    }
+    out.truncate(done);
+    pool::give_deflater(format, params, d);
+    out
+}
+
 /// Compresses `input` as one zlib stream at `level` (0..=9).
 pub(crate) fn compress_zlib(input: &[u8], level: u32) -> Vec<u8> {
     let cfg = config::config();
     let out = if !cfg.force_inline && level >= 1 && input.len() > cfg.threshold {
         config::device().compress(Format::Zlib, level, input)
     } else {
-        let mut out = Vec::new();
-        Compressor::new(level).compress(Format::Zlib, input, &mut out);
-        out
+        compress_inline(Format::Zlib, input, level)
     };
     config::trace_stream(true, input.len() > cfg.threshold, input.len() as u64, out.len() as u64);
     out
@@ -157,10 +201,11 @@ pub unsafe extern "C" fn uncompress2(
             unsafe { core::slice::from_raw_parts_mut(dest, cap) }
         };
         config::trace_call(false, input.len());
-        let mut inf = Inflater::new(Format::Zlib, 15);
+        let mut inf = pool::take_inflater(Format::Zlib, 15);
         let r = inf.inflate(input, out);
         let consumed = inf.total_in() as usize;
         let produced = inf.total_out() as usize;
+        pool::give_inflater(inf);
         // SAFETY: caller contract.
         unsafe {
             *source_len = consumed as c_ulong;

@@ -27,6 +27,7 @@ use hyperz_engine::deflate::{gzip_header, gzip_xfl, Deflater, Flush, Params, Str
 use hyperz_engine::{Format, GzipHeader};
 
 use crate::config;
+use crate::pool;
 use crate::types::*;
 
 /// Output a parallel stream may queue before it stops taking input until the caller drains it.
@@ -117,9 +118,17 @@ impl DeflateStream {
 
     /// The engine's streaming compressor for this stream's settings.
     fn new_inline(&mut self) -> Result<Box<Deflater>, i32> {
-        let mut d = match self.spare.take() {
-            Some((p, d)) if p == self.params => d,
-            _ => Box::new(Deflater::new(self.format, self.params).map_err(|_| Z_STREAM_ERROR)?),
+        let spare = match self.spare.take() {
+            Some((p, d)) if p == self.params => Some(d),
+            Some((p, d)) => {
+                pool::give_deflater(self.format, p, d);
+                None
+            }
+            None => None,
+        };
+        let mut d = match spare.or_else(|| pool::take_deflater(self.format, self.params)) {
+            Some(d) => d,
+            None => Box::new(Deflater::new(self.format, self.params).map_err(|_| Z_STREAM_ERROR)?),
         };
         if let Some(h) = &self.gzhead {
             d.set_gzip_header(h.clone());
@@ -584,5 +593,13 @@ impl DeflateStream {
 impl Drop for DeflateStream {
     fn drop(&mut self) {
         self.release();
+        if let Some((p, d)) = self.spare.take() {
+            pool::give_deflater(self.format, p, d);
+        }
+        if let Mode::Inline(d) = std::mem::replace(&mut self.mode, Mode::Done) {
+            if !self.primed {
+                pool::give_deflater(self.format, self.params, d);
+            }
+        }
     }
 }

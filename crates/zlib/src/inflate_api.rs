@@ -9,6 +9,7 @@ use hyperz_engine::{Format, GzipHeader};
 
 use crate::config;
 use crate::deflate_api::err_return;
+use crate::pool;
 use crate::types::*;
 
 const MAGIC: u32 = 0x687a_6966; // "hzif"
@@ -39,6 +40,14 @@ pub struct IState {
     sync_have: usize,
     /// Error message of the last failure (zlib's strings, NUL-terminated).
     msg: Vec<u8>,
+}
+
+impl Drop for IState {
+    fn drop(&mut self) {
+        if let Some(i) = self.inf.take() {
+            pool::give_inflater(i);
+        }
+    }
 }
 
 /// The stream's state if `strm` is a live inflate stream created for this `z_stream`.
@@ -126,9 +135,9 @@ impl IState {
 
     fn make(&mut self, format: Format) {
         let w = if self.wbits == 0 { 15 } else { self.wbits };
-        let mut inf = Inflater::new(format, w);
+        let mut inf = pool::take_inflater(format, w);
         inf.set_verify(self.verify);
-        self.inf = Some(Box::new(inf));
+        self.inf = Some(inf);
     }
 
     /// Creates the decoder once the container is known; `false` while more input is needed.
@@ -151,7 +160,9 @@ impl IState {
     }
 
     fn reset(&mut self) {
-        self.inf = None;
+        if let Some(i) = self.inf.take() {
+            pool::give_inflater(i);
+        }
         self.head_filled = false;
         self.sync_have = 0;
         self.msg.clear();

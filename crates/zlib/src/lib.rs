@@ -22,6 +22,7 @@ pub mod deflate_api;
 mod deflate_stream;
 pub mod inflate_api;
 pub mod inflate_back;
+mod pool;
 pub mod types;
 
 pub use checksum::*;

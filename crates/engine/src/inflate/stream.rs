@@ -95,6 +95,14 @@ impl Inflater {
         }
     }
 
+    /// Starts a new stream for `format` with a window of 2^`window_bits` bytes, keeping the
+    /// allocations (a pooled decoder reused for another stream).
+    pub fn reconfigure(&mut self, format: Format, window_bits: u8) {
+        self.format = format;
+        self.window_bits = window_bits.clamp(8, 15);
+        self.reset();
+    }
+
     /// Starts a new stream with the same settings (keeps the allocations).
     pub fn reset(&mut self) {
         self.core.reset();
