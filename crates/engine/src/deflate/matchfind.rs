@@ -41,11 +41,22 @@ pub fn match_len(buf: &[u8], a: usize, b: usize, max: usize) -> usize {
     n
 }
 
+/// Largest hash table (memLevel 9): 2^16 buckets.
+const HEAD_SIZE: usize = 1 << 16;
+/// Largest window: 32 KiB of chain links.
+const PREV_SIZE: usize = 1 << 15;
+
+/// A zeroed fixed-size table on the heap. The tables have compile-time sizes and are indexed
+/// with masked values, so the compiler drops the bounds checks from the chain walk.
+fn table<const N: usize>() -> Box<[u32; N]> {
+    vec![0u32; N].into_boxed_slice().try_into().expect("length N")
+}
+
 /// Hash chains over one segment buffer.
 #[derive(Clone)]
 pub struct Chains {
-    head: Vec<u32>,
-    prev: Vec<u32>,
+    head: Box<[u32; HEAD_SIZE]>,
+    prev: Box<[u32; PREV_SIZE]>,
     hash_bits: u32,
     mask: usize,
     /// Next position to insert.
@@ -55,11 +66,11 @@ pub struct Chains {
 impl Chains {
     /// Tables for a window of `1 << window_bits` and `1 << hash_bits` buckets.
     pub fn new(window_bits: u8, hash_bits: u32) -> Chains {
-        let w = 1usize << window_bits;
+        let w = 1usize << window_bits.min(15);
         Chains {
-            head: vec![0; 1 << hash_bits],
-            prev: vec![0; w],
-            hash_bits,
+            head: table(),
+            prev: table(),
+            hash_bits: hash_bits.min(16),
             mask: w - 1,
             next: 0,
         }
@@ -67,13 +78,19 @@ impl Chains {
 
     /// Empties the tables.
     pub fn reset(&mut self) {
-        self.head.fill(0);
+        // Hashes stay below 2^hash_bits: only that part of the table is ever used.
+        self.head[..1 << self.hash_bits].fill(0);
         self.next = 0;
     }
 
     #[inline(always)]
     fn hash(&self, buf: &[u8], p: usize) -> usize {
-        (load32(buf, p).wrapping_mul(0x1E35_A7BD) >> (32 - self.hash_bits)) as usize
+        (load32(buf, p).wrapping_mul(0x1E35_A7BD) >> (32 - self.hash_bits)) as usize & (HEAD_SIZE - 1)
+    }
+
+    #[inline(always)]
+    fn link(&self, p: usize) -> usize {
+        p & self.mask & (PREV_SIZE - 1)
     }
 
     /// Inserts every position from `self.next` up to `to` (exclusive) that has four readable bytes.
@@ -83,7 +100,7 @@ impl Chains {
         while self.next < lim {
             let p = self.next;
             let h = self.hash(buf, p);
-            self.prev[p & self.mask] = self.head[h];
+            self.prev[self.link(p)] = self.head[h];
             self.head[h] = p as u32 + 1;
             self.next += 1;
         }
@@ -109,7 +126,8 @@ impl Chains {
         }
         let h = self.hash(buf, pos);
         let mut cur = self.head[h] as usize;
-        self.prev[pos & self.mask] = cur as u32;
+        let l = self.link(pos);
+        self.prev[l] = cur as u32;
         self.head[h] = pos as u32 + 1;
         self.next = pos + 1;
         let max = (end - pos).min(MAX_MATCH);
@@ -121,8 +139,14 @@ impl Chains {
             if pos - c > max_dist {
                 break;
             }
-            // Quick reject: the byte that would extend the best match must agree.
-            if best_len < max && buf[c + best_len] == buf[pos + best_len] {
+            // Quick reject: the bytes that would extend the best match must agree (four at
+            // once when the best match has at least three, as libdeflate does).
+            let promising = if best_len >= 3 {
+                best_len < max && load32(buf, c + best_len - 3) == load32(buf, pos + best_len - 3)
+            } else {
+                buf[c + best_len] == buf[pos + best_len]
+            };
+            if promising {
                 let l = match_len(buf, c, pos, max);
                 if l > best_len {
                     best_len = l;
@@ -132,7 +156,7 @@ impl Chains {
                     }
                 }
             }
-            let nx = self.prev[c & self.mask] as usize;
+            let nx = self.prev[self.link(c)] as usize;
             if nx >= cur {
                 break;
             }
