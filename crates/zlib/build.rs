@@ -12,24 +12,83 @@ use std::path::PathBuf;
 
 /// zlib's version nodes (from its `zlib.map`), each inheriting from the previous one.
 const NODES: &[(&str, &[&str])] = &[
-    ("ZLIB_1.2.0", &["compressBound", "deflateBound", "inflateBack", "inflateBackEnd", "inflateBackInit_", "inflateCopy"]),
-    ("ZLIB_1.2.0.2", &["gzclearerr", "gzungetc", "zlibCompileFlags"]),
+    (
+        "ZLIB_1.2.0",
+        &[
+            "compressBound",
+            "deflateBound",
+            "inflateBack",
+            "inflateBackEnd",
+            "inflateBackInit_",
+            "inflateCopy",
+        ],
+    ),
+    (
+        "ZLIB_1.2.0.2",
+        &["gzclearerr", "gzungetc", "zlibCompileFlags"],
+    ),
     ("ZLIB_1.2.0.8", &["deflatePrime"]),
-    ("ZLIB_1.2.2", &["adler32_combine", "crc32_combine", "deflateSetHeader", "inflateGetHeader"]),
+    (
+        "ZLIB_1.2.2",
+        &[
+            "adler32_combine",
+            "crc32_combine",
+            "deflateSetHeader",
+            "inflateGetHeader",
+        ],
+    ),
     ("ZLIB_1.2.2.3", &["deflateTune", "gzdirect"]),
     ("ZLIB_1.2.2.4", &["inflatePrime"]),
-    ("ZLIB_1.2.3.3", &["adler32_combine64", "crc32_combine64", "gzopen64", "gzseek64", "gztell64", "inflateUndermine"]),
+    (
+        "ZLIB_1.2.3.3",
+        &[
+            "adler32_combine64",
+            "crc32_combine64",
+            "gzopen64",
+            "gzseek64",
+            "gztell64",
+            "inflateUndermine",
+        ],
+    ),
     ("ZLIB_1.2.3.4", &["inflateMark", "inflateReset2"]),
-    ("ZLIB_1.2.3.5", &["gzbuffer", "gzclose_r", "gzclose_w", "gzoffset", "gzoffset64"]),
+    (
+        "ZLIB_1.2.3.5",
+        &[
+            "gzbuffer",
+            "gzclose_r",
+            "gzclose_w",
+            "gzoffset",
+            "gzoffset64",
+        ],
+    ),
     ("ZLIB_1.2.5.1", &["deflatePending"]),
-    ("ZLIB_1.2.5.2", &["deflateResetKeep", "gzgetc_", "inflateResetKeep"]),
+    (
+        "ZLIB_1.2.5.2",
+        &["deflateResetKeep", "gzgetc_", "inflateResetKeep"],
+    ),
     ("ZLIB_1.2.7.1", &["gzvprintf", "inflateGetDictionary"]),
-    ("ZLIB_1.2.9", &["adler32_z", "crc32_z", "deflateGetDictionary", "gzfread", "gzfwrite", "inflateCodesUsed", "inflateValidate", "uncompress2"]),
-    ("ZLIB_1.2.12", &["crc32_combine_gen", "crc32_combine_gen64", "crc32_combine_op"]),
+    (
+        "ZLIB_1.2.9",
+        &[
+            "adler32_z",
+            "crc32_z",
+            "deflateGetDictionary",
+            "gzfread",
+            "gzfwrite",
+            "inflateCodesUsed",
+            "inflateValidate",
+            "uncompress2",
+        ],
+    ),
+    (
+        "ZLIB_1.2.12",
+        &[
+            "crc32_combine_gen",
+            "crc32_combine_gen64",
+            "crc32_combine_op",
+        ],
+    ),
 ];
-
-/// Functions written in C (variadic), exported by name from the C object.
-const C_NAMES: &[&str] = &["gzprintf"];
 
 /// Names exported as `hz_<name>` in our Rust and C sources (`export_name = "hz_..."`,
 /// `int hz_...(`): only those get a version, so the list above can never name a missing symbol.
@@ -63,7 +122,7 @@ fn main() {
     let mut map = String::new();
     let mut asm = String::from("std::arch::global_asm!(\n");
     let mut prev: Option<&str> = None;
-    for (i, (node, names)) in NODES.iter().enumerate() {
+    for (node, names) in NODES {
         writeln!(map, "{node} {{").unwrap();
         writeln!(map, "  global:").unwrap();
         for n in names.iter().filter(|n| defined.iter().any(|d| d == *n)) {
@@ -71,11 +130,6 @@ fn main() {
             // gzvprintf is C code that does its own .symver.
             if *n != "gzvprintf" {
                 writeln!(asm, "    \".symver hz_{n}, {n}@@{node}\",").unwrap();
-            }
-        }
-        if i == 0 {
-            for n in C_NAMES {
-                writeln!(map, "    {n};").unwrap();
             }
         }
         match prev {
@@ -91,6 +145,7 @@ fn main() {
     cc::Build::new()
         .file("src/printf.c")
         .warnings(true)
+        .link_lib_modifier("+whole-archive")
         .compile("hz_printf");
     println!("cargo:rerun-if-changed=src/printf.c");
     println!("cargo:rerun-if-changed=build.rs");

@@ -95,7 +95,12 @@ pub(crate) fn compress_zlib(input: &[u8], level: u32) -> Vec<u8> {
     } else {
         compress_inline(Format::Zlib, input, level)
     };
-    config::trace_stream(true, input.len() > cfg.threshold, input.len() as u64, out.len() as u64);
+    config::trace_stream(
+        true,
+        input.len() > cfg.threshold,
+        input.len() as u64,
+        out.len() as u64,
+    );
     out
 }
 
@@ -112,7 +117,11 @@ pub unsafe extern "C" fn compress2(
     level: c_int,
 ) -> c_int {
     guard(Z_STREAM_ERROR, || {
-        let level = if level == Z_DEFAULT_COMPRESSION { 6 } else { level };
+        let level = if level == Z_DEFAULT_COMPRESSION {
+            6
+        } else {
+            level
+        };
         if !(0..=9).contains(&level) || dest_len.is_null() {
             return Z_STREAM_ERROR;
         }
@@ -129,7 +138,9 @@ pub unsafe extern "C" fn compress2(
         // SAFETY: caller contract.
         let cap = unsafe { *dest_len } as usize;
         let mut out = compress_zlib(input, level as u32);
-        if out.len() > cap && (input.len() as u64) + (input.len() as u64 / 65535 + 1) * 5 + 6 <= cap as u64 {
+        if out.len() > cap
+            && (input.len() as u64) + (input.len() as u64 / 65535 + 1) * 5 + 6 <= cap as u64
+        {
             out = stored_zlib(input);
         }
         if out.len() > cap {
@@ -163,7 +174,9 @@ pub unsafe extern "C" fn compress(
 /// `uLong compressBound(uLong sourceLen)`: at least zlib's bound, and at least ours.
 #[export_name = "hz_compressBound"]
 pub extern "C" fn compressBound(source_len: c_ulong) -> c_ulong {
-    guard(0, || bound(Format::Zlib, source_len).max(zlib_bound(source_len)) as c_ulong)
+    guard(0, || {
+        bound(Format::Zlib, source_len).max(zlib_bound(source_len)) as c_ulong
+    })
 }
 
 /// `int uncompress2(Bytef *dest, uLongf *destLen, const Bytef *source, uLong *sourceLen)`

@@ -145,7 +145,12 @@ pub fn trace_stream(deflate: bool, parallel: bool, bytes_in: u64, bytes_out: u64
         return;
     }
     if deflate {
-        if parallel { &TRACE.streams_parallel } else { &TRACE.streams_inline }.fetch_add(1, Relaxed);
+        if parallel {
+            &TRACE.streams_parallel
+        } else {
+            &TRACE.streams_inline
+        }
+        .fetch_add(1, Relaxed);
         TRACE.deflate_in.fetch_add(bytes_in, Relaxed);
         TRACE.deflate_out.fetch_add(bytes_out, Relaxed);
     } else {

@@ -128,7 +128,11 @@ pub unsafe extern "C" fn deflateInit2_(
         // SAFETY: non-null z_stream per contract.
         let z = unsafe { &mut *strm };
         z.msg = core::ptr::null();
-        let level = if level == Z_DEFAULT_COMPRESSION { 6 } else { level };
+        let level = if level == Z_DEFAULT_COMPRESSION {
+            6
+        } else {
+            level
+        };
         let (format, mut wbits) = if window_bits < 0 {
             if window_bits < -15 {
                 return Z_STREAM_ERROR;
@@ -378,13 +382,21 @@ pub unsafe extern "C" fn deflateGetDictionary(
 /// # Safety
 /// `strm` must be NULL or a `z_stream`.
 #[no_mangle]
-pub unsafe extern "C" fn deflateParams(strm: *mut z_stream, level: c_int, strategy: c_int) -> c_int {
+pub unsafe extern "C" fn deflateParams(
+    strm: *mut z_stream,
+    level: c_int,
+    strategy: c_int,
+) -> c_int {
     guard(Z_STREAM_ERROR, || {
         // SAFETY: validated by state().
         let Some(d) = (unsafe { state(strm) }) else {
             return Z_STREAM_ERROR;
         };
-        let level = if level == Z_DEFAULT_COMPRESSION { 6 } else { level };
+        let level = if level == Z_DEFAULT_COMPRESSION {
+            6
+        } else {
+            level
+        };
         let Some(strategy) = strategy_of(strategy) else {
             return Z_STREAM_ERROR;
         };
@@ -496,7 +508,11 @@ unsafe fn c_field(p: *const u8) -> Option<Vec<u8>> {
         return None;
     }
     // SAFETY: caller contract.
-    Some(unsafe { core::ffi::CStr::from_ptr(p.cast()) }.to_bytes().to_vec())
+    Some(
+        unsafe { core::ffi::CStr::from_ptr(p.cast()) }
+            .to_bytes()
+            .to_vec(),
+    )
 }
 
 /// `int deflateSetHeader(z_streamp strm, gz_headerp head)`: the fields are read now (zlib

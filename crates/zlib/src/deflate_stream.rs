@@ -432,7 +432,9 @@ impl DeflateStream {
             return Z_STREAM_ERROR;
         }
         match &mut self.mode {
-            Mode::Buffer(buf) if buf.is_empty() && (self.format == Format::Raw || self.last_flush == -2) => {
+            Mode::Buffer(buf)
+                if buf.is_empty() && (self.format == Format::Raw || self.last_flush == -2) =>
+            {
                 self.dict = Some(dict.to_vec());
                 if self.format == Format::Zlib {
                     self.check = adler32(1, dict);
@@ -569,7 +571,11 @@ impl DeflateStream {
             }
             Mode::Done => Mode::Done,
         };
-        let reserved = if let Mode::Buffer(b) = &mode { b.len() } else { 0 };
+        let reserved = if let Mode::Buffer(b) = &mode {
+            b.len()
+        } else {
+            0
+        };
         Some(DeflateStream {
             format: self.format,
             params: self.params,

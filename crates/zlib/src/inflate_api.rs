@@ -109,7 +109,14 @@ fn parse_wbits(window_bits: c_int) -> Option<(Wrap, u8)> {
             1 => Wrap::Gzip,
             _ => Wrap::Auto,
         };
-        (wrap, if window_bits < 48 { window_bits & 15 } else { window_bits })
+        (
+            wrap,
+            if window_bits < 48 {
+                window_bits & 15
+            } else {
+                window_bits
+            },
+        )
     };
     if w != 0 && !(8..=15).contains(&w) {
         return None;
@@ -473,7 +480,9 @@ pub unsafe extern "C" fn inflateSetDictionary(
         let inf = st.inf.as_mut().expect("decoder created");
         match inf.set_dictionary(dict) {
             Ok(()) => Z_OK,
-            Err(e) if e.kind == ErrorKind::WrongDictionary && inf.needs_dictionary() => Z_DATA_ERROR,
+            Err(e) if e.kind == ErrorKind::WrongDictionary && inf.needs_dictionary() => {
+                Z_DATA_ERROR
+            }
             Err(_) => Z_STREAM_ERROR,
         }
     })
@@ -547,7 +556,11 @@ pub unsafe extern "C" fn inflateSync(strm: *mut z_stream) -> c_int {
         };
         // SAFETY: strm valid.
         let z = unsafe { &mut *strm };
-        let held = st.inf.as_mut().map(|i| i.take_buffered_bytes()).unwrap_or_default();
+        let held = st
+            .inf
+            .as_mut()
+            .map(|i| i.take_buffered_bytes())
+            .unwrap_or_default();
         if z.avail_in == 0 && held.is_empty() {
             return Z_BUF_ERROR;
         }

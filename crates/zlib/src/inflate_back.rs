@@ -107,8 +107,16 @@ pub unsafe extern "C" fn inflateBack(
         let mut inf = Inflater::new(Format::Raw, st.wbits);
         // SAFETY: the window has wsize writable bytes for the stream's life (contract).
         let window = unsafe { core::slice::from_raw_parts_mut(st.window, st.wsize) };
-        let mut next: *const u8 = if z.next_in.is_null() { core::ptr::null() } else { z.next_in };
-        let mut have: usize = if next.is_null() { 0 } else { z.avail_in as usize };
+        let mut next: *const u8 = if z.next_in.is_null() {
+            core::ptr::null()
+        } else {
+            z.next_in
+        };
+        let mut have: usize = if next.is_null() {
+            0
+        } else {
+            z.avail_in as usize
+        };
         let mut filled = 0usize;
         let code = loop {
             if have == 0 {

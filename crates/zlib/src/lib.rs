@@ -20,9 +20,11 @@ pub mod compress_api;
 mod config;
 pub mod deflate_api;
 mod deflate_stream;
+mod gz;
 pub mod inflate_api;
 pub mod inflate_back;
 mod pool;
+mod printf;
 pub mod types;
 
 pub use checksum::*;

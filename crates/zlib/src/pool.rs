@@ -25,7 +25,9 @@ pub fn take_deflater(format: Format, params: Params) -> Option<Box<Deflater>> {
     DEFLATERS
         .try_with(|p| {
             let mut p = p.borrow_mut();
-            let i = p.iter().position(|(f, q, _)| *f == format && *q == params)?;
+            let i = p
+                .iter()
+                .position(|(f, q, _)| *f == format && *q == params)?;
             Some(p.swap_remove(i).2)
         })
         .ok()
@@ -46,10 +48,7 @@ pub fn give_deflater(format: Format, params: Params, mut d: Box<Deflater>) {
 
 /// A decompressor configured for `format` and `window_bits`, reused from the pool if possible.
 pub fn take_inflater(format: Format, window_bits: u8) -> Box<Inflater> {
-    let reused = INFLATERS
-        .try_with(|p| p.borrow_mut().pop())
-        .ok()
-        .flatten();
+    let reused = INFLATERS.try_with(|p| p.borrow_mut().pop()).ok().flatten();
     match reused {
         Some(mut i) => {
             i.reconfigure(format, window_bits);

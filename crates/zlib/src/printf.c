@@ -33,7 +33,8 @@ int hz_gzvprintf(void *file, const char *format, va_list va) {
 }
 __asm__(".symver hz_gzvprintf, gzvprintf@@ZLIB_1.2.7.1");
 
-int gzprintf(void *file, const char *format, ...) {
+/* Exported as gzprintf by a jump in printf.rs, so it stays unversioned as in zlib. */
+int hz_c_gzprintf(void *file, const char *format, ...) {
     va_list va;
     int ret;
     va_start(va, format);

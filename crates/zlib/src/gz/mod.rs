@@ -1,0 +1,704 @@
+//! zlib's gz* file functions: gzip files read and written through a `gzFile` handle, with
+//! zlib's semantics (gzlib.c): mode strings, transparent reading of non-gzip files,
+//! concatenated members, `gzgetc()` served from a buffer the macro in `zlib.h` reads directly,
+//! seeking by re-reading, and `gzerror` messages of the form `path: message`.
+//!
+//! Writing goes through the same [`DeflateStream`](crate::deflate_stream) as `deflate()`, so a
+//! large file written with `gzwrite` is compressed on all cores. Reading uses the engine's
+//! streaming decoder.
+//!
+//! This module owns the handle, opening, closing, errors, buffer size, seeking and position
+//! queries; `read.rs` and `write.rs` hold the two directions.
+use core::ffi::{c_char, c_int, c_uint};
+use std::ffi::CStr;
+
+use hyperz_engine::deflate::{Params, Strategy};
+use hyperz_engine::inflate::Inflater;
+use hyperz_engine::Format;
+
+use crate::deflate_stream::DeflateStream;
+use crate::types::*;
+
+mod read;
+mod write;
+
+const MAGIC: u32 = 0x687a_677a; // "hzgz"
+/// zlib's default buffer size (GZBUFSIZE).
+const DEFAULT_SIZE: usize = 8192;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Read,
+    Write,
+}
+
+/// How the reader treats the input (zlib's `how`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum How {
+    /// Not yet known: look at the next bytes.
+    Look,
+    /// Copy bytes unchanged (not a gzip file).
+    Copy,
+    /// Decompress a gzip member.
+    Gzip,
+}
+
+/// One open gzip file. `x` must stay first: `zlib.h`'s `gzgetc()` macro reads it.
+#[repr(C)]
+pub(crate) struct GzState {
+    pub x: gzFile_s,
+    magic: u32,
+    pub mode: Mode,
+    pub fd: c_int,
+    /// Close `fd` on `gzclose` (always, as zlib does, also for gzdopen).
+    pub path: Vec<u8>,
+    /// Buffer size requested with gzbuffer (allocated on first use).
+    pub size: usize,
+    /// Compressed input (read) and its consumed prefix.
+    pub inbuf: Vec<u8>,
+    pub in_pos: usize,
+    /// Decompressed output served to the caller (read); `x.next` points into it.
+    pub out: Vec<u8>,
+    pub how: How,
+    /// The input file hit end of file.
+    pub eof: bool,
+    /// A read asked for data past the end (what gzeof reports).
+    pub past: bool,
+    /// Read direction: transparent copy decided at the start of the file.
+    pub direct: bool,
+    /// Write direction: level, strategy, transparent ("T").
+    pub level: c_int,
+    pub strategy: Strategy,
+    pub inf: Option<Box<Inflater>>,
+    pub def: Option<Box<DeflateStream>>,
+    /// Bytes gzwrite buffered before compressing (write).
+    pub pending: Vec<u8>,
+    /// Write: the last member was finished (gzflush Z_FINISH); the next data starts a new one.
+    pub member_done: bool,
+    /// Pending forward seek, in uncompressed bytes (zlib's `skip`).
+    pub skip: i64,
+    pub seek: bool,
+    /// Start of the data in the file (for rewinding).
+    pub start: i64,
+    /// Last error and its message (`path: text`, NUL-terminated).
+    pub err: c_int,
+    pub msg: Vec<u8>,
+}
+
+impl GzState {
+    /// Records an error (zlib's gz_error): the message is `path: text`.
+    pub fn error(&mut self, err: c_int, text: &str) {
+        self.err = err;
+        self.msg.clear();
+        if err == Z_OK {
+            self.msg.push(0);
+            return;
+        }
+        self.msg.extend_from_slice(&self.path);
+        self.msg.extend_from_slice(b": ");
+        self.msg.extend_from_slice(text.as_bytes());
+        self.msg.push(0);
+        // zlib clears the buffered output on any error other than a truncated file.
+        if err != Z_OK && err != Z_BUF_ERROR {
+            self.x.have = 0;
+        }
+    }
+
+    /// Records the current `errno` as a `Z_ERRNO` error.
+    pub fn errno_error(&mut self) {
+        let e = std::io::Error::last_os_error();
+        let text = e.to_string();
+        let text = text.split(" (os error").next().unwrap_or("").to_string();
+        self.error(Z_ERRNO, &text);
+    }
+
+    fn buffer_size(&self) -> usize {
+        self.size.max(2)
+    }
+
+    /// Resets the reading or writing state to the start of the file.
+    fn reset(&mut self) {
+        self.x.have = 0;
+        self.x.pos = 0;
+        self.eof = false;
+        self.past = false;
+        self.how = How::Look;
+        self.in_pos = 0;
+        self.inbuf.clear();
+        self.skip = 0;
+        self.seek = false;
+        self.error(Z_OK, "");
+    }
+}
+
+/// The state behind a `gzFile`, if it is one of ours.
+///
+/// # Safety
+/// `file` must be NULL or a pointer returned by our gzopen/gzdopen and not yet closed.
+pub(crate) unsafe fn state<'a>(file: *mut gzFile_s) -> Option<&'a mut GzState> {
+    if file.is_null() {
+        return None;
+    }
+    let st = file as *mut GzState;
+    // SAFETY: our handles are GzState boxes with `x` first; the magic guards against handles
+    // from elsewhere.
+    let s = unsafe { &mut *st };
+    (s.magic == MAGIC).then_some(s)
+}
+
+/// Parses a mode string; returns (mode, append, level, strategy, transparent, flags).
+fn parse_mode(mode: &[u8]) -> Option<(Mode, bool, c_int, Strategy, bool, c_int)> {
+    let mut m = None;
+    let mut append = false;
+    let mut level = Z_DEFAULT_COMPRESSION;
+    let mut strategy = Strategy::Default;
+    let mut transparent = false;
+    let mut flags = 0;
+    for &c in mode {
+        match c {
+            b'0'..=b'9' => level = (c - b'0') as c_int,
+            b'r' => m = Some(Mode::Read),
+            b'w' => m = Some(Mode::Write),
+            b'a' => {
+                m = Some(Mode::Write);
+                append = true;
+            }
+            b'+' => return None,
+            b'x' => flags |= libc::O_EXCL,
+            b'e' => flags |= libc::O_CLOEXEC,
+            b'f' => strategy = Strategy::Filtered,
+            b'h' => strategy = Strategy::HuffmanOnly,
+            b'R' => strategy = Strategy::Rle,
+            b'F' => strategy = Strategy::Fixed,
+            b'T' => transparent = true,
+            _ => {}
+        }
+    }
+    Some((m?, append, level, strategy, transparent, flags))
+}
+
+/// zlib's gz_open: `path` for messages (and opening when `fd < 0`).
+fn open(path: &[u8], fd: c_int, mode: &[u8]) -> *mut gzFile_s {
+    let Some((m, append, level, strategy, transparent, flags)) = parse_mode(mode) else {
+        return core::ptr::null_mut();
+    };
+    let fd = if fd >= 0 {
+        fd
+    } else {
+        let oflag = match m {
+            Mode::Read => libc::O_RDONLY,
+            Mode::Write => {
+                libc::O_WRONLY
+                    | libc::O_CREAT
+                    | if append {
+                        libc::O_APPEND
+                    } else {
+                        libc::O_TRUNC
+                    }
+            }
+        } | flags
+            | libc::O_LARGEFILE;
+        let Ok(cpath) = std::ffi::CString::new(path) else {
+            return core::ptr::null_mut();
+        };
+        // SAFETY: cpath is a valid NUL-terminated path; open has no other preconditions.
+        let fd = unsafe { libc::open(cpath.as_ptr(), oflag, 0o666 as c_uint) };
+        if fd < 0 {
+            return core::ptr::null_mut();
+        }
+        fd
+    };
+    let start = if m == Mode::Read {
+        // SAFETY: lseek on an open descriptor.
+        let p = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
+        if p < 0 {
+            0
+        } else {
+            p
+        }
+    } else {
+        0
+    };
+    let st = Box::new(GzState {
+        x: gzFile_s {
+            have: 0,
+            next: core::ptr::null_mut(),
+            pos: 0,
+        },
+        magic: MAGIC,
+        mode: m,
+        fd,
+        path: path.to_vec(),
+        size: DEFAULT_SIZE,
+        inbuf: Vec::new(),
+        in_pos: 0,
+        out: Vec::new(),
+        how: How::Look,
+        eof: false,
+        past: false,
+        direct: transparent,
+        level,
+        strategy,
+        inf: None,
+        def: None,
+        pending: Vec::new(),
+        member_done: false,
+        skip: 0,
+        seek: false,
+        start,
+        err: Z_OK,
+        msg: vec![0],
+    });
+    Box::into_raw(st).cast()
+}
+
+/// `gzFile gzopen(const char *path, const char *mode)`
+///
+/// # Safety
+/// `path` and `mode` must be NULL or NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn gzopen(path: *const c_char, mode: *const c_char) -> *mut gzFile_s {
+    guard(core::ptr::null_mut(), || {
+        if path.is_null() || mode.is_null() {
+            return core::ptr::null_mut();
+        }
+        // SAFETY: NUL-terminated per contract.
+        let (p, m) = unsafe { (CStr::from_ptr(path), CStr::from_ptr(mode)) };
+        open(p.to_bytes(), -1, m.to_bytes())
+    })
+}
+
+/// `gzFile gzopen64(const char *path, const char *mode)`
+///
+/// # Safety
+/// As [`gzopen`].
+#[export_name = "hz_gzopen64"]
+pub unsafe extern "C" fn gzopen64(path: *const c_char, mode: *const c_char) -> *mut gzFile_s {
+    // SAFETY: forwarded.
+    unsafe { gzopen(path, mode) }
+}
+
+/// `gzFile gzdopen(int fd, const char *mode)`
+///
+/// # Safety
+/// `mode` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn gzdopen(fd: c_int, mode: *const c_char) -> *mut gzFile_s {
+    guard(core::ptr::null_mut(), || {
+        if fd < 0 || mode.is_null() {
+            return core::ptr::null_mut();
+        }
+        // SAFETY: NUL-terminated per contract.
+        let m = unsafe { CStr::from_ptr(mode) };
+        open(format!("<fd:{fd}>").as_bytes(), fd, m.to_bytes())
+    })
+}
+
+/// `int gzbuffer(gzFile file, unsigned size)`: only before the first read or write.
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile.
+#[export_name = "hz_gzbuffer"]
+pub unsafe extern "C" fn gzbuffer(file: *mut gzFile_s, size: c_uint) -> c_int {
+    guard(-1, || {
+        // SAFETY: contract.
+        let Some(s) = (unsafe { state(file) }) else {
+            return -1;
+        };
+        if !s.inbuf.is_empty() || !s.out.is_empty() || s.def.is_some() || s.inf.is_some() {
+            return -1;
+        }
+        if (size << 1) < size {
+            return -1;
+        }
+        s.size = (size as usize).max(2);
+        0
+    })
+}
+
+/// `int gzsetparams(gzFile file, int level, int strategy)`
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile.
+#[no_mangle]
+pub unsafe extern "C" fn gzsetparams(file: *mut gzFile_s, level: c_int, strategy: c_int) -> c_int {
+    guard(Z_STREAM_ERROR, || {
+        // SAFETY: contract.
+        let Some(s) = (unsafe { state(file) }) else {
+            return Z_STREAM_ERROR;
+        };
+        if s.mode != Mode::Write || s.err != Z_OK {
+            return Z_STREAM_ERROR;
+        }
+        let strategy = match strategy {
+            Z_DEFAULT_STRATEGY => Strategy::Default,
+            Z_FILTERED => Strategy::Filtered,
+            Z_HUFFMAN_ONLY => Strategy::HuffmanOnly,
+            Z_RLE => Strategy::Rle,
+            Z_FIXED => Strategy::Fixed,
+            _ => return Z_STREAM_ERROR,
+        };
+        let level = if level == Z_DEFAULT_COMPRESSION {
+            6
+        } else {
+            level
+        };
+        if !(0..=9).contains(&level) {
+            return Z_STREAM_ERROR;
+        }
+        if level == s.level && strategy == s.strategy {
+            return Z_OK;
+        }
+        write::set_params(s, level, strategy)
+    })
+}
+
+/// `int gzclose(gzFile file)`
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile; it is freed.
+#[no_mangle]
+pub unsafe extern "C" fn gzclose(file: *mut gzFile_s) -> c_int {
+    guard(Z_STREAM_ERROR, || {
+        // SAFETY: contract.
+        let Some(s) = (unsafe { state(file) }) else {
+            return Z_STREAM_ERROR;
+        };
+        // SAFETY: forwarded.
+        unsafe {
+            if s.mode == Mode::Read {
+                gzclose_r(file)
+            } else {
+                gzclose_w(file)
+            }
+        }
+    })
+}
+
+/// Frees the handle and closes its descriptor; returns the close result.
+///
+/// # Safety
+/// `file` must be one of ours; it is invalid afterwards.
+unsafe fn free(file: *mut gzFile_s) -> bool {
+    // SAFETY: created by Box::into_raw in open(); the magic is cleared so a second close of
+    // the same pointer is caught while the memory is still ours (it is freed right after).
+    let mut b = unsafe { Box::from_raw(file as *mut GzState) };
+    b.magic = 0;
+    // SAFETY: closing the descriptor the handle owns.
+    unsafe { libc::close(b.fd) == 0 }
+}
+
+/// `int gzclose_r(gzFile file)`: `Z_BUF_ERROR` if the file ended inside a gzip member.
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile; it is freed.
+#[export_name = "hz_gzclose_r"]
+pub unsafe extern "C" fn gzclose_r(file: *mut gzFile_s) -> c_int {
+    guard(Z_STREAM_ERROR, || {
+        // SAFETY: contract.
+        let Some(s) = (unsafe { state(file) }) else {
+            return Z_STREAM_ERROR;
+        };
+        if s.mode != Mode::Read {
+            return Z_STREAM_ERROR;
+        }
+        let ret = if s.err == Z_BUF_ERROR {
+            Z_BUF_ERROR
+        } else {
+            Z_OK
+        };
+        // SAFETY: ours, freed once.
+        let closed = unsafe { free(file) };
+        if closed {
+            ret
+        } else {
+            Z_ERRNO
+        }
+    })
+}
+
+/// `int gzclose_w(gzFile file)`: finishes the gzip stream, then closes.
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile; it is freed.
+#[export_name = "hz_gzclose_w"]
+pub unsafe extern "C" fn gzclose_w(file: *mut gzFile_s) -> c_int {
+    guard(Z_STREAM_ERROR, || {
+        // SAFETY: contract.
+        let Some(s) = (unsafe { state(file) }) else {
+            return Z_STREAM_ERROR;
+        };
+        if s.mode != Mode::Write {
+            return Z_STREAM_ERROR;
+        }
+        let mut ret = Z_OK;
+        if s.seek {
+            s.seek = false;
+            if write::zero(s, s.skip) == -1 {
+                ret = s.err;
+            }
+        }
+        if write::finish(s) == -1 {
+            ret = s.err;
+        }
+        // SAFETY: ours, freed once.
+        if !unsafe { free(file) } {
+            ret = Z_ERRNO;
+        }
+        ret
+    })
+}
+
+/// `const char *gzerror(gzFile file, int *errnum)`
+///
+/// # Safety
+/// `errnum` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn gzerror(file: *mut gzFile_s, errnum: *mut c_int) -> *const c_char {
+    guard(core::ptr::null(), || {
+        // SAFETY: contract.
+        let Some(s) = (unsafe { state(file) }) else {
+            return core::ptr::null();
+        };
+        if !errnum.is_null() {
+            // SAFETY: contract.
+            unsafe { *errnum = s.err };
+        }
+        if s.err == Z_MEM_ERROR {
+            return c"out of memory".as_ptr();
+        }
+        s.msg.as_ptr().cast()
+    })
+}
+
+/// `void gzclearerr(gzFile file)`
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile.
+#[export_name = "hz_gzclearerr"]
+pub unsafe extern "C" fn gzclearerr(file: *mut gzFile_s) {
+    guard((), || {
+        // SAFETY: contract.
+        if let Some(s) = unsafe { state(file) } {
+            if s.mode == Mode::Read {
+                s.eof = false;
+                s.past = false;
+            }
+            s.error(Z_OK, "");
+        }
+    })
+}
+
+/// `int gzeof(gzFile file)`: true once a read went past the end of the data.
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile.
+#[no_mangle]
+pub unsafe extern "C" fn gzeof(file: *mut gzFile_s) -> c_int {
+    guard(0, || {
+        // SAFETY: contract.
+        match unsafe { state(file) } {
+            Some(s) if s.mode == Mode::Read => s.past as c_int,
+            _ => 0,
+        }
+    })
+}
+
+/// `int gzdirect(gzFile file)`: 1 when reading a file that is not gzip (copied unchanged) or
+/// writing transparently.
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile.
+#[export_name = "hz_gzdirect"]
+pub unsafe extern "C" fn gzdirect(file: *mut gzFile_s) -> c_int {
+    guard(0, || {
+        // SAFETY: contract.
+        let Some(s) = (unsafe { state(file) }) else {
+            return 0;
+        };
+        if s.mode == Mode::Read && s.how == How::Look && s.x.have == 0 {
+            read::look(s);
+        }
+        s.direct as c_int
+    })
+}
+
+/// `z_off_t gzseek(gzFile file, z_off_t offset, int whence)`: reading seeks forward by
+/// decompressing and backward by rewinding; writing seeks only forward, writing zeros.
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile.
+#[no_mangle]
+pub unsafe extern "C" fn gzseek(file: *mut gzFile_s, offset: z_off_t, whence: c_int) -> z_off_t {
+    guard(-1, || {
+        // SAFETY: contract.
+        let Some(s) = (unsafe { state(file) }) else {
+            return -1;
+        };
+        if s.err != Z_OK && s.err != Z_BUF_ERROR {
+            return -1;
+        }
+        if whence != libc::SEEK_SET && whence != libc::SEEK_CUR {
+            return -1;
+        }
+        let mut offset = offset;
+        if whence == libc::SEEK_SET {
+            offset -= s.x.pos;
+        } else if s.seek {
+            offset += s.skip;
+        }
+        s.seek = false;
+        if s.mode == Mode::Read && s.how == How::Copy && s.x.pos + offset >= 0 {
+            // Transparent reading: move the file position directly.
+            let buffered = (s.inbuf.len() - s.in_pos) as i64;
+            // SAFETY: lseek on our descriptor.
+            let r =
+                unsafe { libc::lseek(s.fd, offset - buffered - s.x.have as i64, libc::SEEK_CUR) };
+            if r < 0 {
+                return -1;
+            }
+            s.x.have = 0;
+            s.eof = false;
+            s.past = false;
+            s.inbuf.clear();
+            s.in_pos = 0;
+            s.skip = 0;
+            s.error(Z_OK, "");
+            s.x.pos += offset;
+            return s.x.pos;
+        }
+        if offset < 0 {
+            if s.mode != Mode::Read {
+                return -1;
+            }
+            offset += s.x.pos;
+            if offset < 0 {
+                return -1;
+            }
+            if read::rewind(s).is_err() {
+                return -1;
+            }
+        }
+        if s.mode == Mode::Read {
+            // Use what is already buffered first.
+            let n = (s.x.have as i64).min(offset).max(0);
+            s.x.have -= n as c_uint;
+            // SAFETY: n <= have, so next stays inside the output buffer.
+            s.x.next = unsafe { s.x.next.add(n as usize) };
+            s.x.pos += n;
+            offset -= n;
+        }
+        if offset > 0 {
+            s.seek = true;
+            s.skip = offset;
+        }
+        s.x.pos + offset
+    })
+}
+
+/// `z_off64_t gzseek64(gzFile file, z_off64_t offset, int whence)`
+///
+/// # Safety
+/// As [`gzseek`].
+#[export_name = "hz_gzseek64"]
+pub unsafe extern "C" fn gzseek64(file: *mut gzFile_s, offset: z_off_t, whence: c_int) -> z_off_t {
+    // SAFETY: forwarded.
+    unsafe { gzseek(file, offset, whence) }
+}
+
+/// `int gzrewind(gzFile file)`
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile.
+#[no_mangle]
+pub unsafe extern "C" fn gzrewind(file: *mut gzFile_s) -> c_int {
+    guard(-1, || {
+        // SAFETY: contract.
+        match unsafe { state(file) } {
+            Some(s) if s.mode == Mode::Read && (s.err == Z_OK || s.err == Z_BUF_ERROR) => {
+                if read::rewind(s).is_ok() {
+                    0
+                } else {
+                    -1
+                }
+            }
+            _ => -1,
+        }
+    })
+}
+
+/// `z_off_t gztell(gzFile file)`: the uncompressed position (pending seeks included).
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile.
+#[no_mangle]
+pub unsafe extern "C" fn gztell(file: *mut gzFile_s) -> z_off_t {
+    guard(-1, || {
+        // SAFETY: contract.
+        match unsafe { state(file) } {
+            Some(s) => s.x.pos + if s.seek { s.skip } else { 0 },
+            None => -1,
+        }
+    })
+}
+
+/// `z_off64_t gztell64(gzFile file)`
+///
+/// # Safety
+/// As [`gztell`].
+#[export_name = "hz_gztell64"]
+pub unsafe extern "C" fn gztell64(file: *mut gzFile_s) -> z_off_t {
+    // SAFETY: forwarded.
+    unsafe { gztell(file) }
+}
+
+/// `z_off_t gzoffset(gzFile file)`: the position in the compressed file.
+///
+/// # Safety
+/// `file` must be NULL or an open gzFile.
+#[export_name = "hz_gzoffset"]
+pub unsafe extern "C" fn gzoffset(file: *mut gzFile_s) -> z_off_t {
+    guard(-1, || {
+        // SAFETY: contract.
+        let Some(s) = (unsafe { state(file) }) else {
+            return -1;
+        };
+        // SAFETY: lseek on our descriptor.
+        let off = unsafe { libc::lseek(s.fd, 0, libc::SEEK_CUR) };
+        if off < 0 {
+            return -1;
+        }
+        if s.mode == Mode::Read {
+            off - (s.inbuf.len() - s.in_pos) as i64
+        } else {
+            off
+        }
+    })
+}
+
+/// `z_off64_t gzoffset64(gzFile file)`
+///
+/// # Safety
+/// As [`gzoffset`].
+#[export_name = "hz_gzoffset64"]
+pub unsafe extern "C" fn gzoffset64(file: *mut gzFile_s) -> z_off_t {
+    // SAFETY: forwarded.
+    unsafe { gzoffset(file) }
+}
+
+/// The compression parameters for a write handle.
+pub(crate) fn params(level: c_int, strategy: Strategy) -> Params {
+    Params {
+        level: if level == Z_DEFAULT_COMPRESSION {
+            6
+        } else {
+            level as u32
+        },
+        strategy,
+        window_bits: 15,
+        mem_level: 8,
+    }
+}
+
+/// The format of a write handle's stream.
+pub(crate) const WRITE_FORMAT: Format = Format::Gzip;
