@@ -8,8 +8,16 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
+# zlib1g-dev also ships zlib's own example programs (example.c, minigzip.c, zpipe.c, zran.c,
+# gun.c, gzappend.c, gzjoin.c), which the drop-in tests build against our libz.so. CPython's
+# test suite (test_zlib, test_gzip, test_zipfile), a JDK and git are the unmodified programs the
+# drop-in is tested under.
 PACKAGES=(gzip pigz isal libisal2 libdeflate-tools zlib1g zlib1g-dev python3 fonts-dejavu-core
-          pkg-config cmake git)
+          pkg-config cmake git gcc default-jdk-headless)
+# Debian's python3 needs its test package; a python3 from elsewhere (pyenv) ships its own.
+if ! python3 -c 'import test.test_zlib' >/dev/null 2>&1; then
+  PACKAGES+=("libpython$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3.11)-testsuite")
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

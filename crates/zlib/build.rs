@@ -142,6 +142,21 @@ fn main() {
     std::fs::write(out.join("zlib.map"), map).unwrap();
     std::fs::write(out.join("symver.rs"), asm).unwrap();
 
+    // zlibVersion() reports the version of the zlib whose header this machine has (the library
+    // we stand in for), so programs that compare ZLIB_VERSION with zlibVersion() see no
+    // mismatch; without a system header, the version whose ABI we implement.
+    let version = std::fs::read_to_string("/usr/include/zlib.h")
+        .ok()
+        .and_then(|h| {
+            h.lines()
+                .find(|l| l.starts_with("#define ZLIB_VERSION"))
+                .and_then(|l| l.split('"').nth(1).map(str::to_string))
+        })
+        .filter(|v| v.starts_with('1'))
+        .unwrap_or_else(|| "1.3.1".to_string());
+    println!("cargo:rustc-env=HZ_ZLIB_VERSION={version}");
+    println!("cargo:rerun-if-changed=/usr/include/zlib.h");
+
     cc::Build::new()
         .file("src/printf.c")
         .warnings(true)

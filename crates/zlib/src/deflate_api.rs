@@ -173,7 +173,7 @@ pub unsafe extern "C" fn deflateInit2_(
         z.total_in = 0;
         z.total_out = 0;
         z.data_type = Z_UNKNOWN;
-        z.adler = if format == Format::Zlib { 1 } else { 0 };
+        z.adler = if format == Format::Gzip { 0 } else { 1 };
         Z_OK
     })
 }
@@ -250,7 +250,10 @@ pub unsafe extern "C" fn deflate(strm: *mut z_stream, flush: c_int) -> c_int {
         z.avail_out -= st.produced as c_uint;
         z.total_in += st.consumed as c_ulong;
         z.total_out += st.produced as c_ulong;
-        z.adler = d.s.check as c_ulong;
+        // zlib leaves strm->adler alone for raw streams (gzappend keeps its CRC there).
+        if d.s.format != Format::Raw {
+            z.adler = d.s.check as c_ulong;
+        }
         if st.code < 0 {
             // SAFETY: strm valid.
             return unsafe { err_return(strm, st.code) };
@@ -304,7 +307,7 @@ pub unsafe extern "C" fn deflateReset(strm: *mut z_stream) -> c_int {
         z.total_out = 0;
         z.msg = core::ptr::null();
         z.data_type = Z_UNKNOWN;
-        z.adler = d.s.check as c_ulong;
+        z.adler = if d.s.format == Format::Gzip { 0 } else { 1 };
         Z_OK
     })
 }
@@ -340,7 +343,7 @@ pub unsafe extern "C" fn deflateSetDictionary(
         // SAFETY: caller contract.
         let dict = unsafe { core::slice::from_raw_parts(dictionary, dict_length as usize) };
         let r = d.s.set_dictionary(dict);
-        if r == Z_OK {
+        if r == Z_OK && d.s.format == Format::Zlib {
             // SAFETY: strm valid.
             unsafe { (*strm).adler = d.s.check as c_ulong };
         }

@@ -358,7 +358,7 @@ pub unsafe extern "C" fn inflate(strm: *mut z_stream, flush: c_int) -> c_int {
         z.total_out += produced as c_ulong;
         st.fill_head();
         let inf = st.inf.as_ref().expect("decoder created");
-        if code != Z_NEED_DICT {
+        if code != Z_NEED_DICT && st.wrap != Wrap::Raw {
             z.adler = inf.checksum() as c_ulong;
         }
         z.data_type = inf.pending_bits() as c_int

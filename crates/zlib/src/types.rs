@@ -108,8 +108,13 @@ pub const Z_UNKNOWN: c_int = 2;
 
 pub const Z_DEFLATED: c_int = 8;
 
-/// The version string we report: the zlib release whose ABI we implement.
-pub const ZLIB_VERSION: &core::ffi::CStr = c"1.3.1";
+/// The version string `zlibVersion()` reports: that of the system zlib we replace, read from
+/// its header at build time (see build.rs).
+pub const ZLIB_VERSION: &core::ffi::CStr =
+    match core::ffi::CStr::from_bytes_with_nul(concat!(env!("HZ_ZLIB_VERSION"), "\0").as_bytes()) {
+        Ok(v) => v,
+        Err(_) => c"1.3.1",
+    };
 
 /// Checks the `version`/`stream_size` arguments of the `*Init_` functions as zlib does: the
 /// major version digit must match and the struct size must be ours.

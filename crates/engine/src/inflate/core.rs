@@ -126,6 +126,11 @@ impl Core {
         self.litlen.len() + self.dist.len()
     }
 
+    /// Does not report the next block boundary (the start of a raw stream).
+    pub fn skip_next_stop(&mut self) {
+        self.stopped = true;
+    }
+
     /// Reports the current block boundary again on the next `run`.
     pub fn unstop(&mut self) {
         self.stopped = false;
@@ -286,13 +291,14 @@ impl Core {
         loop {
             match self.state {
                 State::BlockHeader => {
-                    if self.last {
-                        self.state = State::Done;
-                        continue;
-                    }
+                    // zlib's Z_BLOCK also stops after the last block, before the trailer.
                     if self.stop_at_block && !self.stopped {
                         self.stopped = true;
                         return Ok(Status::BlockBoundary);
+                    }
+                    if self.last {
+                        self.state = State::Done;
+                        continue;
                     }
                     if !self.need(3, input, ip) {
                         return Ok(Status::NeedInput);

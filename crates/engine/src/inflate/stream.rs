@@ -214,7 +214,9 @@ impl Inflater {
 
     /// True when the decoder stands between blocks.
     pub fn at_block_boundary(&self) -> bool {
-        self.phase == Phase::Body && self.core.at_block_boundary()
+        // Only once everything before the boundary has been handed out (zlib decodes straight
+        // into the caller's buffer, so its boundary always comes after the output).
+        self.phase == Phase::Body && self.core.at_block_boundary() && self.delivered == self.wlen
     }
 
     /// True once the final block's header was read.
@@ -319,6 +321,9 @@ impl Inflater {
             match self.phase {
                 Phase::Header => {
                     if self.format == Format::Raw {
+                        // zlib's Z_BLOCK does not stop before the first block of a raw stream
+                        // (it stops there after a zlib or gzip header).
+                        self.core.skip_next_stop();
                         self.phase = Phase::Body;
                         continue;
                     }
