@@ -7,6 +7,8 @@
 //! installs every tool named here.
 #![deny(missing_docs)]
 
+pub mod dropin;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
