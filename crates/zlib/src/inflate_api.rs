@@ -2,7 +2,7 @@
 //! windowBits decoding (raw, zlib, gzip, automatic detection), `Z_BLOCK` stops with zlib's
 //! `data_type` bits, dictionaries, header retrieval, `inflateSync` and zlib's return codes.
 //! `inflateBack` lives in `inflate_back.rs`.
-use core::ffi::{c_char, c_int, c_long, c_uint, c_ulong};
+use core::ffi::{c_char, c_int, c_long, c_uint, c_ulong, CStr};
 
 use hyperz_engine::inflate::{ErrorKind, InflateError, Inflater, StreamState};
 use hyperz_engine::{Format, GzipHeader};
@@ -73,27 +73,29 @@ pub(crate) unsafe fn state<'a>(strm: *mut z_stream) -> Option<&'a mut IState> {
 }
 
 /// zlib's message for a decoding error, as close to zlib's wording as the kinds allow.
-fn message(e: &InflateError) -> &'static str {
+/// Static strings, as zlib's are: programs read `strm->msg` after `inflateEnd` (CPython does).
+fn message(e: &InflateError) -> &'static CStr {
     match e.kind {
-        ErrorKind::BadBlockType => "invalid block type",
-        ErrorKind::StoredLengthMismatch => "invalid stored block lengths",
-        ErrorKind::OversubscribedCodes | ErrorKind::IncompleteCodes => "invalid code lengths set",
-        ErrorKind::TooManyCodes => "too many length or distance symbols",
-        ErrorKind::BadCodeLengthRepeat => "invalid bit length repeat",
-        ErrorKind::MissingEndOfBlock => "invalid code -- missing end-of-block",
-        ErrorKind::InvalidSymbol => "invalid literal/length code",
-        ErrorKind::DistanceTooFar => "invalid distance too far back",
-        ErrorKind::BadZlibHeader => "incorrect header check",
-        ErrorKind::WrongDictionary => "incorrect dictionary",
-        ErrorKind::BadGzipHeader => "unknown compression method",
-        ErrorKind::ReservedFlags => "unknown header flags set",
-        ErrorKind::HeaderCrcMismatch => "header crc mismatch",
-        ErrorKind::BadWindowSize => "invalid window size",
-        ErrorKind::Truncated => "unexpected end of stream",
-        _ => match format!("{:?}", e.kind).as_str() {
-            s if s.contains("Length") => "incorrect length check",
-            _ => "incorrect data check",
-        },
+        ErrorKind::BadBlockType => c"invalid block type",
+        ErrorKind::StoredLengthMismatch => c"invalid stored block lengths",
+        ErrorKind::OversubscribedCodes | ErrorKind::IncompleteCodes => c"invalid code lengths set",
+        ErrorKind::TooManyCodes => c"too many length or distance symbols",
+        ErrorKind::BadCodeLengthRepeat => c"invalid bit length repeat",
+        ErrorKind::MissingEndOfBlock => c"invalid code -- missing end-of-block",
+        ErrorKind::InvalidSymbol => c"invalid literal/length code",
+        ErrorKind::DistanceTooFar => c"invalid distance too far back",
+        ErrorKind::BadZlibHeader => c"incorrect header check",
+        ErrorKind::DictionaryRequired(_) | ErrorKind::WrongDictionary => c"incorrect dictionary",
+        ErrorKind::BadGzipHeader => c"unknown compression method",
+        ErrorKind::ReservedFlags => c"unknown header flags set",
+        ErrorKind::HeaderCrcMismatch => c"header crc mismatch",
+        ErrorKind::HeaderTooLong => c"header too long",
+        ErrorKind::BadWindowSize => c"invalid window size",
+        ErrorKind::Truncated => c"unexpected end of stream",
+        ErrorKind::LengthMismatch { .. } => c"incorrect length check",
+        ErrorKind::ChecksumMismatch { .. } => c"incorrect data check",
+        ErrorKind::TrailingData => c"trailing data",
+        ErrorKind::OutputLimitExceeded => c"output limit exceeded",
     }
 }
 
@@ -339,9 +341,7 @@ pub unsafe extern "C" fn inflate(strm: *mut z_stream, flush: c_int) -> c_int {
             }
             Err(e) => {
                 let consumed = (inf.total_in() - before) as usize;
-                st.msg = message(&e).as_bytes().to_vec();
-                st.msg.push(0);
-                z.msg = st.msg.as_ptr().cast();
+                z.msg = message(&e).as_ptr();
                 (consumed.min(input.len()), 0, Z_DATA_ERROR)
             }
         };
