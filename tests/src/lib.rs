@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod dropin;
+pub mod zapi;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -495,8 +495,9 @@ pub unsafe extern "C" fn deflatePrime(strm: *mut z_stream, bits: c_int, value: c
         let Some(d) = (unsafe { state(strm) }) else {
             return Z_STREAM_ERROR;
         };
+        // zlib answers Z_BUF_ERROR for a bit count that does not fit its bit buffer.
         if !(0..=16).contains(&bits) {
-            return Z_STREAM_ERROR;
+            return Z_BUF_ERROR;
         }
         d.s.prime(bits as u32, value as u32)
     })

@@ -1,0 +1,465 @@
+//! Differential tests: the same zlib call sequences against the system zlib and the drop-in,
+//! both loaded in this process with dlopen. Return codes must match wherever zlib defines
+//! them; every stream either library writes must inflate to the input with both libraries.
+//! Compressed bytes are never compared (they legitimately differ).
+
+use std::ffi::{c_int, c_ulong};
+
+use hyperz_tests::sample_files;
+use hyperz_tests::zapi::{ZStream, Zlib};
+use proptest::prelude::*;
+
+const Z_OK: c_int = 0;
+const Z_STREAM_END: c_int = 1;
+const Z_NEED_DICT: c_int = 2;
+const Z_STREAM_ERROR: c_int = -2;
+const Z_DATA_ERROR: c_int = -3;
+const Z_BUF_ERROR: c_int = -5;
+const Z_VERSION_ERROR: c_int = -6;
+const NO: c_int = 0;
+const SYNC: c_int = 2;
+const FULL: c_int = 3;
+const FINISH: c_int = 4;
+
+fn corpus() -> Vec<u8> {
+    sample_files()
+        .into_iter()
+        .flat_map(|(_, d)| d)
+        .take(600_000)
+        .collect()
+}
+
+/// Deflates `data` through `z` with the scripted chunking and flushes; returns the stream.
+fn deflate_script(
+    z: &Zlib,
+    data: &[u8],
+    (level, wbits, mem, strategy): (c_int, c_int, c_int, c_int),
+    chunks: &[(usize, c_int)],
+    out_size: usize,
+) -> Vec<u8> {
+    let mut s = ZStream::new();
+    assert_eq!(
+        z.d_init(&mut s, level, wbits, mem, strategy),
+        Z_OK,
+        "{}",
+        z.name
+    );
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; out_size];
+    let mut pos = 0;
+    let mut i = 0;
+    loop {
+        let (n, flush) = chunks[i % chunks.len()];
+        i += 1;
+        let end = (pos + n).min(data.len());
+        let flush = if end == data.len() { FINISH } else { flush };
+        let mut input = &data[pos..end];
+        loop {
+            let (r, c, p) = z.d_step(&mut s, input, &mut buf, flush);
+            out.extend_from_slice(&buf[..p]);
+            input = &input[c..];
+            assert!(
+                r == Z_OK || r == Z_STREAM_END || r == Z_BUF_ERROR,
+                "{}: deflate returned {r}",
+                z.name
+            );
+            if r == Z_STREAM_END {
+                // SAFETY: live stream.
+                assert_eq!(unsafe { (z.deflate_end)(&mut *s) }, Z_OK);
+                assert_eq!(s.total_in as usize, data.len(), "{}: total_in", z.name);
+                return out;
+            }
+            // zlib's contract: all input consumed and output not full means the flush is done.
+            if input.is_empty() && p < buf.len() {
+                if flush == SYNC || flush == FULL {
+                    assert!(
+                        out.ends_with(&[0, 0, 0xff, 0xff]),
+                        "{}: sync marker",
+                        z.name
+                    );
+                }
+                break;
+            }
+        }
+        pos = end;
+    }
+}
+
+fn check_decodes(libs: &[Zlib; 2], stream: &[u8], wbits: c_int, data: &[u8], what: &str) {
+    for z in libs {
+        let (r, out, left) = z.inflate_all(stream, wbits, 4096, 8192, None);
+        assert_eq!(r, Z_STREAM_END, "{what}: {} inflate code", z.name);
+        assert!(out == data, "{what}: {} decoded different data", z.name);
+        assert_eq!(left, 0, "{what}: {} left input", z.name);
+    }
+}
+
+#[test]
+fn every_parameter_combination_round_trips_in_both() {
+    let libs = Zlib::both();
+    let data = corpus();
+    let chunks = [
+        (70_000, NO),
+        (1, NO),
+        (5000, SYNC),
+        (100_000, NO),
+        (3, FULL),
+        (300_000, NO),
+    ];
+    for level in [-1, 0, 1, 4, 6, 9] {
+        for wbits in [15, -15, 31, 9, -9, 25] {
+            for strategy in 0..=4 {
+                for mem in [1, 8] {
+                    for z in &libs {
+                        let what = format!("{} l{level} w{wbits} s{strategy} m{mem}", z.name);
+                        let st = deflate_script(
+                            z,
+                            &data,
+                            (level, wbits, mem, strategy),
+                            &chunks,
+                            30_000,
+                        );
+                        let iw = if wbits == 9 {
+                            15
+                        } else if wbits == 25 {
+                            31
+                        } else {
+                            wbits
+                        };
+                        check_decodes(&libs, &st, iw, &data, &what);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn tiny_output_buffers_and_large_parallel_streams() {
+    let libs = Zlib::both();
+    let data = corpus();
+    for z in &libs {
+        let st = deflate_script(z, &data[..20_000], (6, 15, 8, 0), &[(777, NO)], 1);
+        check_decodes(&libs, &st, 15, &data[..20_000], "1-byte output");
+        let big: Vec<u8> = data.iter().copied().cycle().take(3_000_000).collect();
+        let st = deflate_script(z, &big, (6, 31, 8, 0), &[(1 << 20, NO)], 1 << 16);
+        check_decodes(&libs, &st, 31, &big, "3 MB gzip");
+        let st = deflate_script(
+            z,
+            &big,
+            (6, -15, 8, 0),
+            &[(1 << 20, NO), (10, SYNC)],
+            1 << 16,
+        );
+        check_decodes(&libs, &st, -15, &big, "3 MB raw with sync flushes");
+    }
+}
+
+#[test]
+fn return_codes_match_for_misuse_and_bad_data() {
+    let libs = Zlib::both();
+    let data = corpus();
+    let mut codes: Vec<Vec<c_int>> = Vec::new();
+    for z in &libs {
+        let mut c = Vec::new();
+        let mut s = ZStream::new();
+        // Bad parameters and versions.
+        c.push(z.d_init(&mut s, 10, 15, 8, 0));
+        c.push(z.d_init(&mut s, 6, 16 + 8, 8, 0));
+        c.push(z.d_init(&mut s, 6, 15, 10, 0));
+        c.push(z.d_init(&mut s, 6, 15, 8, 5));
+        c.push(z.d_init(&mut s, 6, -16, 8, 0));
+        // SAFETY: a bad version string only.
+        c.push(unsafe { (z.deflate_init2)(&mut *s, 6, 8, 15, 8, 0, c"2.0".as_ptr(), 112) });
+        c.push(z.i_init(&mut s, 7));
+        c.push(z.i_init(&mut s, -16));
+        // Calls on a stream that was never initialised (state NULL).
+        let mut bare = ZStream::new();
+        // SAFETY: zlib must reject these without touching memory.
+        unsafe {
+            c.push((z.deflate)(&mut *bare, NO));
+            c.push((z.deflate_end)(&mut *bare));
+            c.push((z.inflate)(&mut *bare, NO));
+            c.push((z.inflate_end)(&mut *bare));
+            c.push((z.deflate)(std::ptr::null_mut(), NO));
+            c.push((z.inflate_end)(std::ptr::null_mut()));
+        }
+        // deflate: bad flush, no output space, finish then more, end before finish.
+        assert_eq!(z.d_init(&mut s, 6, 15, 8, 0), Z_OK);
+        let mut out = vec![0u8; 100_000];
+        c.push(z.d_step(&mut s, &data[..100], &mut out, 7).0);
+        c.push(z.d_step(&mut s, &data[..100], &mut out[..0], NO).0);
+        c.push(z.d_step(&mut s, &data[..1000], &mut out, FINISH).0);
+        c.push(z.d_step(&mut s, &data[..10], &mut out, NO).0);
+        c.push(z.d_step(&mut s, &[], &mut out, FINISH).0);
+        // SAFETY: live stream.
+        c.push(unsafe { (z.deflate_end)(&mut *s) });
+        assert_eq!(z.d_init(&mut s, 6, 15, 8, 0), Z_OK);
+        c.push(z.d_step(&mut s, &data[..1000], &mut out, NO).0);
+        c.push(z.d_step(&mut s, &[], &mut out, NO).0); // no progress possible
+                                                       // SAFETY: live stream; dictionary after data on a zlib stream is an error.
+        unsafe {
+            c.push((z.deflate_set_dictionary)(&mut *s, data.as_ptr(), 100));
+            c.push((z.deflate_params)(&mut *s, 11, 0));
+            c.push((z.deflate_prime)(&mut *s, 17, 0));
+            c.push((z.deflate_end)(&mut *s)); // freed before finishing: Z_DATA_ERROR
+        }
+        assert_eq!(z.d_init(&mut s, 6, 31, 8, 0), Z_OK);
+        // SAFETY: live stream; no dictionaries for gzip.
+        unsafe {
+            c.push((z.deflate_set_dictionary)(&mut *s, data.as_ptr(), 100));
+            c.push((z.deflate_end)(&mut *s));
+        }
+        // inflate: corrupt, truncated (with and without Z_FINISH), wrong dictionary.
+        let good = {
+            let mut d = vec![0u8; 200_000];
+            let mut n: c_ulong = d.len() as c_ulong;
+            // SAFETY: valid buffers.
+            assert_eq!(
+                unsafe { (z.compress2)(d.as_mut_ptr(), &mut n, data.as_ptr(), 50_000, 6) },
+                Z_OK
+            );
+            d.truncate(n as usize);
+            d
+        };
+        let mut bad = good.clone();
+        bad[0] ^= 1;
+        c.push(z.inflate_all(&bad, 15, 100, 1000, None).0);
+        let mut bad = good.clone();
+        let n = bad.len();
+        bad[n - 1] ^= 0x55; // adler mismatch
+        c.push(z.inflate_all(&bad, 15, 100, 1000, None).0);
+        c.push(
+            z.inflate_all(&good[..good.len() / 2], 15, 100, 1000, None)
+                .0,
+        );
+        assert_eq!(z.i_init(&mut s, 15), Z_OK);
+        let mut o = vec![0u8; 100_000];
+        c.push(z.i_step(&mut s, &good[..good.len() / 2], &mut o, FINISH).0);
+        // SAFETY: live stream.
+        c.push(unsafe { (z.inflate_end)(&mut *s) });
+        // A zlib stream with a dictionary: NEED_DICT, then a wrong and the right dictionary.
+        let dict = &data[1000..3000];
+        let mut ds = ZStream::new();
+        assert_eq!(z.d_init(&mut ds, 6, 15, 8, 0), Z_OK);
+        // SAFETY: live stream.
+        c.push(unsafe { (z.deflate_set_dictionary)(&mut *ds, dict.as_ptr(), dict.len() as u32) });
+        let mut zd = vec![0u8; 100_000];
+        let (r, _, p) = z.d_step(&mut ds, &data[..20_000], &mut zd, FINISH);
+        c.push(r);
+        zd.truncate(p);
+        // SAFETY: live stream.
+        unsafe { (z.deflate_end)(&mut *ds) };
+        assert_eq!(z.i_init(&mut s, 15), Z_OK);
+        let (r, _, _) = z.i_step(&mut s, &zd, &mut o, NO);
+        c.push(r);
+        c.push(if r == Z_NEED_DICT {
+            (s.adler == unsafe_adler(z, dict)) as c_int
+        } else {
+            -99
+        });
+        // SAFETY: live stream.
+        unsafe {
+            c.push((z.inflate_set_dictionary)(&mut *s, data.as_ptr(), 10));
+            c.push((z.inflate_set_dictionary)(
+                &mut *s,
+                dict.as_ptr(),
+                dict.len() as u32,
+            ));
+        }
+        let (r, _, p) = z.i_step(&mut s, &zd[2 + 4..], &mut o, NO);
+        c.push(r);
+        c.push((p == 20_000 && o[..p] == data[..20_000]) as c_int);
+        // SAFETY: live stream.
+        unsafe { (z.inflate_end)(&mut *s) };
+        // uncompress: too small, corrupt, truncated, exact.
+        let mut dst = vec![0u8; 50_000];
+        let mut dl: c_ulong = 10;
+        // SAFETY: valid buffers (dl <= dst.len()).
+        unsafe {
+            c.push((z.uncompress)(
+                dst.as_mut_ptr(),
+                &mut dl,
+                good.as_ptr(),
+                good.len() as c_ulong,
+            ));
+            dl = 50_000;
+            c.push((z.uncompress)(
+                dst.as_mut_ptr(),
+                &mut dl,
+                bad.as_ptr(),
+                bad.len() as c_ulong,
+            ));
+            dl = 50_000;
+            c.push((z.uncompress)(
+                dst.as_mut_ptr(),
+                &mut dl,
+                good.as_ptr(),
+                (good.len() - 3) as c_ulong,
+            ));
+            dl = 50_000;
+            c.push((z.uncompress)(
+                dst.as_mut_ptr(),
+                &mut dl,
+                good.as_ptr(),
+                good.len() as c_ulong,
+            ));
+            c.push((dl == 50_000 && dst == data[..50_000]) as c_int);
+            let mut sl: c_ulong = good.len() as c_ulong + 5;
+            let mut padded = good.clone();
+            padded.extend_from_slice(b"extra");
+            dl = 50_000;
+            c.push((z.uncompress2)(
+                dst.as_mut_ptr(),
+                &mut dl,
+                padded.as_ptr(),
+                &mut sl,
+            ));
+            c.push((sl as usize == good.len()) as c_int);
+            let mut n: c_ulong = 100;
+            c.push((z.compress2)(
+                dst.as_mut_ptr(),
+                &mut n,
+                data.as_ptr(),
+                1000,
+                10,
+            ));
+            c.push((z.compress2)(
+                dst.as_mut_ptr(),
+                &mut n,
+                data.as_ptr(),
+                1000,
+                6,
+            ));
+        }
+        codes.push(c);
+    }
+    assert_eq!(codes[0], codes[1], "system vs hyperz return codes");
+    assert!(codes[0].contains(&Z_VERSION_ERROR) && codes[0].contains(&Z_DATA_ERROR));
+    assert!(codes[0].contains(&Z_STREAM_ERROR) && codes[0].contains(&Z_BUF_ERROR));
+}
+
+fn unsafe_adler(z: &Zlib, d: &[u8]) -> c_ulong {
+    // SAFETY: valid slice.
+    unsafe {
+        (z.adler32)(
+            (z.adler32)(0, std::ptr::null(), 0),
+            d.as_ptr(),
+            d.len() as u32,
+        )
+    }
+}
+
+#[test]
+fn inflate_sync_copy_and_trailing_data_agree() {
+    let libs = Zlib::both();
+    let data = corpus();
+    for z in &libs {
+        // A raw stream with full flushes, damaged after the first flush point.
+        let st = deflate_script(
+            z,
+            &data[..200_000],
+            (6, -15, 8, 0),
+            &[(50_000, FULL)],
+            65536,
+        );
+        let mut damaged = st.clone();
+        for b in &mut damaged[10..40] {
+            *b = 0xAA;
+        }
+        for lib in &libs {
+            let mut s = ZStream::new();
+            assert_eq!(lib.i_init(&mut s, -15), Z_OK);
+            let mut o = vec![0u8; 400_000];
+            let (r, _, _) = lib.i_step(&mut s, &damaged, &mut o, NO);
+            assert_eq!(r, Z_DATA_ERROR, "{} on damaged data", lib.name);
+            // Skip to the next full-flush point and decode the rest.
+            s.next_in = damaged[40..].as_ptr();
+            s.avail_in = (damaged.len() - 40) as u32;
+            // SAFETY: live stream with valid input.
+            let r = unsafe { (lib.inflate_sync)(&mut *s) };
+            assert_eq!(r, Z_OK, "{} inflateSync", lib.name);
+            let at = damaged.len() - s.avail_in as usize;
+            let (r, _, p) = lib.i_step(&mut s, &damaged[at..], &mut o, NO);
+            assert_eq!(r, Z_STREAM_END, "{} after sync", lib.name);
+            assert!(
+                o[..p] == data[50_000..200_000],
+                "{} data after sync",
+                lib.name
+            );
+            // SAFETY: live stream.
+            unsafe { (lib.inflate_end)(&mut *s) };
+        }
+        // Trailing bytes after a gzip member stay unconsumed, by the same count.
+        let mut gz = deflate_script(z, &data[..100_000], (9, 31, 8, 0), &[(100_000, NO)], 65536);
+        gz.extend_from_slice(b"TRAILER!");
+        let left: Vec<usize> = libs
+            .iter()
+            .map(|l| l.inflate_all(&gz, 31, 1000, 4096, None).2)
+            .collect();
+        assert_eq!(left, vec![8, 8], "{}: unconsumed trailing bytes", z.name);
+        // inflateCopy mid-stream: both copies finish the stream.
+        let mut s = ZStream::new();
+        assert_eq!(z.i_init(&mut s, 47), Z_OK);
+        let mut o = vec![0u8; 200_000];
+        let (_, c, p) = z.i_step(&mut s, &gz[..20_000], &mut o, NO);
+        let mut t = ZStream::new();
+        // SAFETY: live source, fresh destination.
+        assert_eq!(unsafe { (z.inflate_copy)(&mut *t, &mut *s) }, Z_OK);
+        for st in [&mut s, &mut t] {
+            let mut o2 = vec![0u8; 200_000];
+            let (r, _, p2) = z.i_step(st, &gz[c..gz.len() - 8], &mut o2, NO);
+            assert_eq!(r, Z_STREAM_END, "{} copy", z.name);
+            assert!(o[..p] == data[..p] && o2[..p2] == data[p..100_000]);
+            // SAFETY: live stream.
+            unsafe { (z.inflate_end)(&mut **st) };
+        }
+    }
+}
+
+#[test]
+fn checksums_match() {
+    let libs = Zlib::both();
+    let data = corpus();
+    for len in [0usize, 1, 7, 63, 64, 1000, 65536, 300_001] {
+        let r: Vec<(c_ulong, c_ulong)> = libs
+            .iter()
+            .map(|z| {
+                // SAFETY: valid slices.
+                unsafe {
+                    let c = (z.crc32)(0, data.as_ptr(), len as u32);
+                    let a = (z.adler32)(1, data.as_ptr(), len as u32);
+                    let c2 = (z.crc32_combine)(c, (z.crc32)(0, data.as_ptr(), 99), 99);
+                    let a2 = (z.adler32_combine)(a, (z.adler32)(1, data.as_ptr(), 99), 99);
+                    (c ^ c2 << 1, a ^ a2 << 1)
+                }
+            })
+            .collect();
+        assert_eq!(r[0], r[1], "length {len}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Random chunking, flush modes and output sizes: both libraries' streams decode with both.
+    #[test]
+    fn random_call_sequences(
+        start in 0usize..500_000,
+        len in 0usize..400_000,
+        level in -1i32..=9,
+        wbits in prop::sample::select(vec![15, -15, 31, 10]),
+        chunks in prop::collection::vec((1usize..120_000, prop::sample::select(vec![0, 0, 0, 1, 2, 3, 5])), 1..6),
+        out_size in prop::sample::select(vec![1usize, 13, 4096, 100_000]),
+    ) {
+        let libs = Zlib::both();
+        let data = corpus();
+        let start = start.min(data.len());
+        let input = &data[start..(start + len).min(data.len())];
+        let out_size = if input.len() > 50_000 { out_size.max(4096) } else { out_size };
+        for z in &libs {
+            let st = deflate_script(z, input, (level, wbits, 8, 0), &chunks, out_size);
+            check_decodes(&libs, &st, wbits, input, &format!("{} random", z.name));
+        }
+    }
+}
