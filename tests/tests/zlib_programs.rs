@@ -168,3 +168,55 @@ fn java_util_zip_matches_without_preload() {
     );
     assert!(String::from_utf8_lossy(&ours.stdout).contains("all checks passed"));
 }
+
+#[test]
+fn fork_after_parallel_streams_and_clean_exit() {
+    // The parent starts the worker threads with a parallel stream, forks, and the child
+    // compresses in parallel again (it must start its own workers); both exit normally, so
+    // the workers keep neither process alive (`timeout` turns a hang into a failure).
+    let code = "import os, zlib, sys\n\
+                d = b''.join(open(p, 'rb').read() for p in sys.argv[1:]) * 4\n\
+                assert zlib.decompress(zlib.compress(d, 6)) == d\n\
+                pid = os.fork()\n\
+                if pid == 0:\n\
+                \x20   ok = zlib.decompress(zlib.compress(d, 1)) == d\n\
+                \x20   os._exit(0 if ok else 3)\n\
+                _, st = os.waitpid(pid, 0)\n\
+                assert os.waitstatus_to_exitcode(st) == 0, st\n\
+                assert zlib.decompress(zlib.compress(d, 9)) == d\n\
+                print('fork ok')";
+    let mut files: Vec<String> = std::fs::read_dir(sample_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect();
+    files.sort();
+    let o = check(
+        preloaded("timeout")
+            .args(["120", "python3", "-c", code])
+            .args(&files),
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("fork ok"));
+    assert!(traced(&o));
+}
+
+#[test]
+fn many_concurrent_streams_within_the_memory_budget() {
+    // 300 streams each holding 200 KB of unflushed input: with a 4 MB budget most of them
+    // must go inline instead of buffering, and every stream still decodes.
+    let code = "import zlib, sys\n\
+                d = open(sys.argv[1], 'rb').read()[:200000]\n\
+                objs = [zlib.compressobj(6) for _ in range(300)]\n\
+                parts = [o.compress(d) for o in objs]\n\
+                outs = [p + o.flush() for p, o in zip(parts, objs)]\n\
+                assert all(zlib.decompress(x) == d for x in outs)\n\
+                print('streams ok')";
+    let big = sample_dir().join("kennedy.xls");
+    let o = check(
+        preloaded("python3")
+            .env("HYPERZ_BUDGET", "4m")
+            .args(["-c", code])
+            .arg(&big),
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("streams ok"));
+    assert!(traced(&o));
+}

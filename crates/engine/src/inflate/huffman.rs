@@ -130,67 +130,98 @@ pub fn build(
     if max == 0 {
         return Ok(());
     }
-    // Canonical codes: first code of each length.
-    let mut next = [0u32; 16];
-    let mut code = 0u32;
+    // Symbols sorted by (length, symbol): the order of their canonical codes.
+    let mut start = [0usize; 17];
     for len in 1..16 {
-        code = (code + count[len - 1] as u32) << 1;
-        next[len] = code;
+        start[len + 1] = start[len] + count[len] as usize;
     }
-    // Codes sorted by (len, symbol) are symbols in order within each length.
-    let pmask = (1u32 << pbits) - 1;
-    // Longest code per primary prefix, for subtable sizing.
-    let mut sub_max = vec![0u8; 1 << pbits];
-    let mut codes = [0u32; 320];
+    let mut sorted = [0u16; 320];
     {
-        let mut nx = next;
+        let mut at = start;
         for (sym, &l) in lens.iter().enumerate() {
             if l != 0 {
-                let c = nx[l as usize];
-                nx[l as usize] += 1;
-                let rev = c.reverse_bits() >> (32 - l as u32);
-                codes[sym] = rev;
-                if l as u32 > pbits {
-                    let p = (rev & pmask) as usize;
-                    sub_max[p] = sub_max[p].max(l);
-                }
+                sorted[at[l as usize]] = sym as u16;
+                at[l as usize] += 1;
             }
         }
     }
-    for (sym, &l) in lens.iter().enumerate() {
-        let l = l as u32;
-        if l == 0 {
-            continue;
+    // Primary table, shortest codes first: codes of length `len` are written at their
+    // bit-reversed codeword, then the first 2^len entries are copied to double the table, which
+    // replicates every code into all the slots its unused high bits select (sequential copies
+    // instead of strided stores).
+    let mut cw = 0u32; // the next canonical codeword, bit-reversed
+    let mut i = 0usize;
+    let prim_len = 1usize << pbits;
+    {
+        let prim = &mut table[..prim_len];
+        for len in 1..=pbits {
+            for _ in 0..count[len as usize] {
+                prim[cw as usize & (prim_len - 1)] = symbol_entry(alpha, sorted[i] as usize, len);
+                i += 1;
+                cw = reversed_increment(cw, len);
+            }
+            if len < pbits {
+                let size = 1usize << len;
+                prim.copy_within(0..size, size);
+            }
         }
-        let rev = codes[sym];
-        if l <= pbits {
-            let e = symbol_entry(alpha, sym, l);
-            let mut i = rev as usize;
-            while i < (1 << pbits) {
-                table[i] = e;
-                i += 1 << l;
-            }
+    }
+    // Longer codes go to subtables hanging off their primary prefix, sized by the longest
+    // code sharing the prefix.
+    let long_start = i;
+    let total = start[16];
+    if long_start == total {
+        return Ok(());
+    }
+    let pmask = (1u32 << pbits) - 1;
+    let mut longs = [(0u16, 0u8, 0u32); 320];
+    let mut sub_max = [0u8; 1 << 11];
+    let mut n = 0;
+    for len in pbits + 1..=15 {
+        for _ in 0..count[len as usize] {
+            longs[n] = (sorted[i], len as u8, cw);
+            let p = (cw & pmask) as usize & (sub_max.len() - 1);
+            sub_max[p] = sub_max[p].max(len as u8);
+            n += 1;
+            i += 1;
+            cw = reversed_increment(cw, len);
+        }
+    }
+    for &(sym, l, rev) in &longs[..n] {
+        let l = l as u32;
+        let p = (rev & pmask) as usize;
+        let sub_bits = sub_max[p & (sub_max.len() - 1)] as u32 - pbits;
+        let start = if e_kind(table[p]) == SUB {
+            e_value(table[p]) as usize
         } else {
-            let p = (rev & pmask) as usize;
-            let sub_bits = sub_max[p] as u32 - pbits;
-            let start = if e_kind(table[p]) == SUB {
-                e_value(table[p]) as usize
-            } else {
-                let start = table.len();
-                table.resize(start + (1 << sub_bits), entry(0, 0, BAD, sub_bits));
-                table[p] = entry(start as u32, sub_bits, SUB, pbits);
-                start
-            };
-            let sl = l - pbits;
-            let e = symbol_entry(alpha, sym, sl);
-            let mut i = (rev >> pbits) as usize;
-            while i < (1 << sub_bits) {
-                table[start + i] = e;
-                i += 1 << sl;
-            }
+            let start = table.len();
+            table.resize(start + (1 << sub_bits), entry(0, 0, BAD, sub_bits));
+            table[p] = entry(start as u32, sub_bits, SUB, pbits);
+            start
+        };
+        let sl = l - pbits;
+        let e = symbol_entry(alpha, sym as usize, sl);
+        let sub = &mut table[start..start + (1 << sub_bits)];
+        let mut k = (rev >> pbits) as usize;
+        while k < sub.len() {
+            sub[k] = e;
+            k += 1 << sl;
         }
     }
     Ok(())
+}
+
+/// The next canonical codeword of length `len` in bit-reversed form: adding one to the
+/// codeword flips its trailing ones (the reversed form's leading ones) and sets the next bit.
+#[inline(always)]
+fn reversed_increment(cw: u32, len: u32) -> u32 {
+    let mut bit = 1u32 << (len - 1);
+    let mut cw = cw;
+    while bit != 0 && cw & bit != 0 {
+        cw ^= bit;
+        bit >>= 1;
+    }
+    cw | bit
 }
 
 /// Primary index bits for literal/length tables: 11 bits keep the table in L1 and resolve
