@@ -4,9 +4,11 @@
 //! gzip's file rules with safe output, [`codec`] runs the streams through the engine and the
 //! device runtime, and [`report`] keeps gzip's messages and exit status.
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// No unsafe code except the dlopen'd system zlib that `hyperz bench` compares against.
+#![deny(unsafe_code)]
 
 mod args;
+mod bench;
 mod codec;
 mod files;
 mod list;
@@ -14,6 +16,14 @@ mod progress;
 mod report;
 
 fn main() {
+    // `hyperz bench ...` (file names may not be UTF-8, so only peek at the first argument).
+    if std::env::args_os().nth(1).is_some_and(|a| a == "bench") {
+        let rest: Vec<String> = std::env::args_os()
+            .skip(2)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        std::process::exit(bench::main(&rest));
+    }
     let opts = match args::parse(std::env::args_os()) {
         Ok(args::Parsed::Run(o)) => o,
         Ok(args::Parsed::Version) => {
