@@ -530,6 +530,9 @@ impl Core {
         let mut result = Ok(());
         let mut ended = false;
         let (lt, dt) = self.tables();
+        // Primary tables always have 2^bits entries; saying so lets the compiler drop the
+        // bounds checks of the masked primary lookups below.
+        assert!(lt.len() >= 1 << hf::LITLEN_BITS && dt.len() >= 1 << hf::DIST_BITS);
         while input.len() - pos >= FAST_IN && out.len() - o >= FAST_OUT {
             // Refill to 56..63 bits.
             let w = u64::from_le_bytes(input[pos..pos + 8].try_into().unwrap());
@@ -629,9 +632,17 @@ impl Core {
 #[inline(always)]
 fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
     let src = o - dist;
-    if dist >= 8 {
-        let mut s = src;
-        let mut d = o;
+    if dist >= 16 {
+        let (mut s, mut d) = (src, o);
+        let end = o + len;
+        while d < end {
+            let chunk: [u8; 16] = out[s..s + 16].try_into().unwrap();
+            out[d..d + 16].copy_from_slice(&chunk);
+            s += 16;
+            d += 16;
+        }
+    } else if dist >= 8 {
+        let (mut s, mut d) = (src, o);
         let end = o + len;
         while d < end {
             let chunk: [u8; 8] = out[s..s + 8].try_into().unwrap();
@@ -643,8 +654,18 @@ fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
         let b = out[src];
         out[o..o + len].fill(b);
     } else {
-        for k in 0..len {
+        // Short periods: write the first whole periods reaching eight bytes byte by byte, then
+        // copy eight bytes at a time from that many periods back (the data repeats with it).
+        let period = dist * 8usize.div_ceil(dist);
+        let head = period.min(len);
+        for k in 0..head {
             out[o + k] = out[src + k];
+        }
+        let (mut d, end) = (o + head, o + len);
+        while d < end {
+            let chunk: [u8; 8] = out[d - period..d - period + 8].try_into().unwrap();
+            out[d..d + 8].copy_from_slice(&chunk);
+            d += 8;
         }
     }
 }
