@@ -22,6 +22,8 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
     let depth = ctx.row.depth;
     let nice = ctx.row.nice as usize;
     let min = ctx.min_match;
+    let lazy_max = (ctx.row.lazy as usize).min(nice);
+    let good = ctx.row.good as usize;
     mf.next = start.saturating_sub(max_dist);
     mf.insert_to(buf, start);
     let accept = |l: usize, d: usize| l >= min && (l > 3 || d <= TOO_FAR);
@@ -48,9 +50,9 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
         }
         miss = 0;
         if lazy {
-            while l < nice && p + 1 < end {
+            while l < lazy_max && p + 1 < end {
                 // A shallower search suffices to beat an already good match.
-                let dd = if l >= 32 { depth / 4 } else { depth };
+                let dd = if l >= good { depth / 4 } else { depth };
                 let (l2, d2) = mf.find(buf, p + 1, l, dd.max(1), nice, max_dist);
                 if l2 > l && accept(l2, d2) {
                     ctx.sb.lit(buf[p]);
