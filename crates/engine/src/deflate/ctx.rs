@@ -88,12 +88,12 @@ impl Ctx {
     }
 
     /// The hash chains, reset for a new segment.
-    pub fn take_chains(&mut self) -> Chains {
+    pub fn take_chains(&mut self, len: usize) -> Chains {
         let mut c = self
             .chains
             .take()
             .unwrap_or_else(|| Chains::new(self.window_bits, self.hash_bits));
-        c.reset();
+        c.reset(len);
         c
     }
 

@@ -49,7 +49,10 @@ const PREV_SIZE: usize = 1 << 15;
 /// A zeroed fixed-size table on the heap. The tables have compile-time sizes and are indexed
 /// with masked values, so the compiler drops the bounds checks from the chain walk.
 fn table<const N: usize>() -> Box<[u32; N]> {
-    vec![0u32; N].into_boxed_slice().try_into().expect("length N")
+    vec![0u32; N]
+        .into_boxed_slice()
+        .try_into()
+        .expect("length N")
 }
 
 /// Hash chains over one segment buffer.
@@ -57,7 +60,10 @@ fn table<const N: usize>() -> Box<[u32; N]> {
 pub struct Chains {
     head: Box<[u32; HEAD_SIZE]>,
     prev: Box<[u32; PREV_SIZE]>,
+    /// Hash bits in use for the current segment (see [`Chains::reset`]).
     hash_bits: u32,
+    /// Hash bits the memory level allows.
+    max_bits: u32,
     mask: usize,
     /// Next position to insert.
     pub next: usize,
@@ -71,13 +77,22 @@ impl Chains {
             head: table(),
             prev: table(),
             hash_bits: hash_bits.min(16),
+            max_bits: hash_bits.min(16),
             mask: w - 1,
             next: 0,
         }
     }
 
     /// Empties the tables.
-    pub fn reset(&mut self) {
+    /// Empties the tables for a segment buffer of `len` bytes. A short buffer hashes into
+    /// about half as many buckets as it has positions (at least 2^10): fewer table pages are
+    /// cleared and touched, so a small stream costs about what zlib's does in time and
+    /// memory. The choice depends only on `len`, which keeps the output deterministic.
+    pub fn reset(&mut self, len: usize) {
+        let fit = (usize::BITS - len.leading_zeros())
+            .saturating_sub(1)
+            .max(10);
+        self.hash_bits = self.max_bits.min(fit);
         // Hashes stay below 2^hash_bits: only that part of the table is ever used.
         self.head[..1 << self.hash_bits].fill(0);
         self.next = 0;
@@ -85,7 +100,8 @@ impl Chains {
 
     #[inline(always)]
     fn hash(&self, buf: &[u8], p: usize) -> usize {
-        (load32(buf, p).wrapping_mul(0x1E35_A7BD) >> (32 - self.hash_bits)) as usize & (HEAD_SIZE - 1)
+        (load32(buf, p).wrapping_mul(0x1E35_A7BD) >> (32 - self.hash_bits)) as usize
+            & (HEAD_SIZE - 1)
     }
 
     #[inline(always)]

@@ -16,6 +16,10 @@ use crate::format::{Format, GzipHeader};
 const HISTORY: usize = 32 * 1024;
 /// Window size: history plus room to decode ahead of the caller.
 const WINDOW: usize = HISTORY + 64 * 1024;
+/// The window starts this small and doubles as output grows, so the many short streams of a
+/// server hold a few KiB each rather than the whole window (zlib allocates its window lazily
+/// for the same reason).
+const INITIAL_WINDOW: usize = 4 * 1024;
 
 /// Where the decoder stands after a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +86,7 @@ impl Inflater {
             phase: Phase::Header,
             hdr: Vec::new(),
             trailer: Vec::new(),
-            win: vec![0; WINDOW],
+            win: vec![0; INITIAL_WINDOW],
             wlen: 0,
             delivered: 0,
             check: if format == Format::Zlib { 1 } else { 0 },
@@ -251,6 +255,9 @@ impl Inflater {
             _ => return Err(InflateError::new(ErrorKind::WrongDictionary, at)),
         }
         let d = &dict[dict.len().saturating_sub(HISTORY)..];
+        if self.win.len() < d.len() + INITIAL_WINDOW {
+            self.win.resize((d.len() + INITIAL_WINDOW).min(WINDOW), 0);
+        }
         self.win[..d.len()].copy_from_slice(d);
         self.wlen = d.len();
         self.delivered = d.len();
@@ -370,11 +377,16 @@ impl Inflater {
                 }
                 Phase::NeedDict(id) => return Ok(StreamState::NeedDictionary(id)),
                 Phase::Body => {
-                    if self.delivered == self.wlen && self.wlen + 300 > self.win.len() {
-                        let keep = self.wlen.min(HISTORY);
-                        self.win.copy_within(self.wlen - keep..self.wlen, 0);
-                        self.wlen = keep;
-                        self.delivered = keep;
+                    if self.wlen + 300 > self.win.len() {
+                        if self.win.len() < WINDOW {
+                            let n = (self.win.len() * 2).min(WINDOW);
+                            self.win.resize(n, 0);
+                        } else if self.delivered == self.wlen {
+                            let keep = self.wlen.min(HISTORY);
+                            self.win.copy_within(self.wlen - keep..self.wlen, 0);
+                            self.wlen = keep;
+                            self.delivered = keep;
+                        }
                     }
                     let status = self
                         .core

@@ -16,7 +16,7 @@ const MISS_LIMIT: usize = 256;
 
 /// Parses `buf[start..]`; `lazy` selects one-step lazy evaluation.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
-    let mut mf = ctx.take_chains();
+    let mut mf = ctx.take_chains(buf.len());
     let end = buf.len();
     let max_dist = ctx.max_dist;
     let depth = ctx.row.depth;
