@@ -463,3 +463,129 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn params_copy_and_bound_on_large_streams() {
+    // A multi-megabyte stream goes parallel in the drop-in: deflateParams between chunks,
+    // deflateCopy mid-stream (both copies finish), and deflateBound as the output buffer for a
+    // one-call Z_FINISH must all keep zlib's meaning.
+    let libs = Zlib::both();
+    let data: Vec<u8> = corpus().iter().copied().cycle().take(4_000_000).collect();
+    for z in &libs {
+        let mut s = ZStream::new();
+        assert_eq!(z.d_init(&mut s, 6, 15, 8, 0), Z_OK);
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; 1 << 16];
+        for (i, chunk) in data.chunks(700_000).enumerate() {
+            if i > 0 {
+                let (level, strategy) = [(1, 0), (9, 0), (4, 1), (0, 0), (6, 0)][i % 5];
+                // zlib's deflateParams writes the Z_BLOCK flush it implies into next_out
+                // (ours delivers it with the next deflate call): give it the buffer and keep
+                // what it wrote.
+                s.next_in = chunk.as_ptr();
+                s.avail_in = 0;
+                s.next_out = buf.as_mut_ptr();
+                s.avail_out = buf.len() as u32;
+                // SAFETY: live stream with a valid output buffer.
+                let r = unsafe { (z.deflate_params)(&mut *s, level, strategy) };
+                assert!(r == Z_OK, "{}: deflateParams {r}", z.name);
+                out.extend_from_slice(&buf[..buf.len() - s.avail_out as usize]);
+            }
+            let mut input = chunk;
+            loop {
+                let (r, c, p) = z.d_step(&mut s, input, &mut buf, NO);
+                assert!(r == Z_OK || r == Z_BUF_ERROR, "{}: {r}", z.name);
+                out.extend_from_slice(&buf[..p]);
+                input = &input[c..];
+                if input.is_empty() && p < buf.len() {
+                    break;
+                }
+            }
+            if i == 3 {
+                // Copy here; the copy finishes the stream on its own.
+                let mut t = ZStream::new();
+                // SAFETY: live source, fresh destination.
+                assert_eq!(unsafe { (z.deflate_copy)(&mut *t, &mut *s) }, Z_OK);
+                let mut tail = out.clone();
+                let rest = &data[4 * 700_000..];
+                let mut input = rest;
+                loop {
+                    let (r, c, p) = z.d_step(&mut t, input, &mut buf, FINISH);
+                    tail.extend_from_slice(&buf[..p]);
+                    input = &input[c..];
+                    if r == Z_STREAM_END {
+                        break;
+                    }
+                    assert!(r == Z_OK || r == Z_BUF_ERROR, "{}: copy {r}", z.name);
+                }
+                // SAFETY: live stream.
+                assert_eq!(unsafe { (z.deflate_end)(&mut *t) }, Z_OK);
+                check_decodes(
+                    &libs,
+                    &tail,
+                    15,
+                    &data,
+                    &format!("{} deflateCopy branch", z.name),
+                );
+            }
+        }
+        loop {
+            let (r, _, p) = z.d_step(&mut s, &[], &mut buf, FINISH);
+            out.extend_from_slice(&buf[..p]);
+            if r == Z_STREAM_END {
+                break;
+            }
+            assert!(r == Z_OK || r == Z_BUF_ERROR, "{}: finish {r}", z.name);
+        }
+        // SAFETY: live stream.
+        assert_eq!(unsafe { (z.deflate_end)(&mut *s) }, Z_OK);
+        check_decodes(&libs, &out, 15, &data, &format!("{} params", z.name));
+
+        // deflateBound is enough for one Z_FINISH call, on text and on random bytes.
+        let mut noise = vec![0u8; 2_000_000];
+        let mut x = 0x1234_5678u32;
+        for b in &mut noise {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            *b = x as u8;
+        }
+        for input in [&data[..], &noise[..]] {
+            for wbits in [15, 31, -15] {
+                let mut s = ZStream::new();
+                assert_eq!(z.d_init(&mut s, 6, wbits, 8, 0), Z_OK);
+                // SAFETY: live stream.
+                let bound = unsafe { (z.deflate_bound)(&mut *s, input.len() as c_ulong) } as usize;
+                let mut big = vec![0u8; bound];
+                let (r, c, p) = z.d_step(&mut s, input, &mut big, FINISH);
+                assert_eq!(
+                    (r, c),
+                    (Z_STREAM_END, input.len()),
+                    "{} bound {bound} wbits {wbits}",
+                    z.name
+                );
+                assert!(p <= bound);
+                // SAFETY: live stream.
+                unsafe { (z.deflate_end)(&mut *s) };
+                check_decodes(&libs, &big[..p], wbits, input, "deflateBound");
+            }
+            // compress2 into compressBound.
+            // SAFETY: plain function.
+            let cb = unsafe { (z.compress_bound)(input.len() as c_ulong) };
+            let mut dst = vec![0u8; cb as usize];
+            let mut n = cb;
+            // SAFETY: valid buffers.
+            let r = unsafe {
+                (z.compress2)(
+                    dst.as_mut_ptr(),
+                    &mut n,
+                    input.as_ptr(),
+                    input.len() as c_ulong,
+                    6,
+                )
+            };
+            assert_eq!(r, Z_OK, "{} compress2 into compressBound", z.name);
+            check_decodes(&libs, &dst[..n as usize], 15, input, "compress2");
+        }
+    }
+}
