@@ -7,8 +7,12 @@
 //! large file written with `gzwrite` is compressed on all cores. Reading uses the engine's
 //! streaming decoder.
 //!
-//! This module owns the handle, opening, closing, errors, buffer size, seeking and position
-//! queries; `read.rs` and `write.rs` hold the two directions.
+//! This module owns the handle, opening, closing and the buffer size; `pos.rs` holds seeking,
+//! position queries, end of file and errors; `read.rs` and `write.rs` the two directions.
+//! Every return value follows zlib's, including its quirks (a read that fails returns -1 and
+//! drops what it had decoded; `gzsetparams` ignores what `deflateParams` says), because
+//! programs written against zlib depend on them; `tests/tests/zlib_gz.rs` compares a transcript
+//! of every call with the system zlib's.
 use core::ffi::{c_char, c_int, c_uint};
 use std::ffi::CStr;
 
@@ -19,12 +23,16 @@ use hyperz_engine::Format;
 use crate::deflate_stream::DeflateStream;
 use crate::types::*;
 
+mod pos;
 mod read;
 mod write;
 
 const MAGIC: u32 = 0x687a_677a; // "hzgz"
-/// zlib's default buffer size (GZBUFSIZE).
+/// zlib's default buffer size (GZBUFSIZE): input is read and small writes are gathered in pieces
+/// of this size, and decompressed output is produced in pieces of twice it.
 const DEFAULT_SIZE: usize = 8192;
+/// zlib's smallest buffer size ("needed to behave well with flushing").
+const MIN_SIZE: usize = 8;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -54,6 +62,8 @@ pub(crate) struct GzState {
     pub path: Vec<u8>,
     /// Buffer size requested with gzbuffer (allocated on first use).
     pub size: usize,
+    /// The buffers are in use (zlib's `size != 0`): gzbuffer is refused from then on.
+    pub started: bool,
     /// Compressed input (read) and its consumed prefix.
     pub inbuf: Vec<u8>,
     pub in_pos: usize,
@@ -66,9 +76,9 @@ pub(crate) struct GzState {
     pub past: bool,
     /// Read direction: transparent copy decided at the start of the file.
     pub direct: bool,
-    /// Write direction: level, strategy, transparent ("T").
+    /// Write direction: level and strategy as the caller gave them (zlib keeps them unchecked).
     pub level: c_int,
-    pub strategy: Strategy,
+    pub strategy: c_int,
     pub inf: Option<Box<Inflater>>,
     pub def: Option<Box<DeflateStream>>,
     /// Bytes gzwrite buffered before compressing (write).
@@ -113,7 +123,7 @@ impl GzState {
     }
 
     fn buffer_size(&self) -> usize {
-        self.size.max(2)
+        self.size.max(MIN_SIZE)
     }
 
     /// Resets the reading or writing state to the start of the file.
@@ -147,11 +157,12 @@ pub(crate) unsafe fn state<'a>(file: *mut gzFile_s) -> Option<&'a mut GzState> {
 }
 
 /// Parses a mode string; returns (mode, append, level, strategy, transparent, flags).
-fn parse_mode(mode: &[u8]) -> Option<(Mode, bool, c_int, Strategy, bool, c_int)> {
+/// Unknown characters (and "b") are ignored, as in zlib.
+fn parse_mode(mode: &[u8]) -> Option<(Mode, bool, c_int, c_int, bool, c_int)> {
     let mut m = None;
     let mut append = false;
     let mut level = Z_DEFAULT_COMPRESSION;
-    let mut strategy = Strategy::Default;
+    let mut strategy = Z_DEFAULT_STRATEGY;
     let mut transparent = false;
     let mut flags = 0;
     for &c in mode {
@@ -166,15 +177,20 @@ fn parse_mode(mode: &[u8]) -> Option<(Mode, bool, c_int, Strategy, bool, c_int)>
             b'+' => return None,
             b'x' => flags |= libc::O_EXCL,
             b'e' => flags |= libc::O_CLOEXEC,
-            b'f' => strategy = Strategy::Filtered,
-            b'h' => strategy = Strategy::HuffmanOnly,
-            b'R' => strategy = Strategy::Rle,
-            b'F' => strategy = Strategy::Fixed,
+            b'f' => strategy = Z_FILTERED,
+            b'h' => strategy = Z_HUFFMAN_ONLY,
+            b'R' => strategy = Z_RLE,
+            b'F' => strategy = Z_FIXED,
             b'T' => transparent = true,
             _ => {}
         }
     }
-    Some((m?, append, level, strategy, transparent, flags))
+    let m = m?;
+    if m == Mode::Read && transparent {
+        // zlib: "can't force transparent read".
+        return None;
+    }
+    Some((m, append, level, strategy, transparent, flags))
 }
 
 /// zlib's gz_open: `path` for messages (and opening when `fd < 0`).
@@ -208,6 +224,11 @@ fn open(path: &[u8], fd: c_int, mode: &[u8]) -> *mut gzFile_s {
         }
         fd
     };
+    if append {
+        // So gzoffset() is right from the start, also for gzdopen (zlib does the same).
+        // SAFETY: lseek on an open descriptor.
+        unsafe { libc::lseek(fd, 0, libc::SEEK_END) };
+    }
     let start = if m == Mode::Read {
         // SAFETY: lseek on an open descriptor.
         let p = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
@@ -230,13 +251,16 @@ fn open(path: &[u8], fd: c_int, mode: &[u8]) -> *mut gzFile_s {
         fd,
         path: path.to_vec(),
         size: DEFAULT_SIZE,
+        started: false,
         inbuf: Vec::new(),
         in_pos: 0,
         out: Vec::new(),
         how: How::Look,
         eof: false,
         past: false,
-        direct: transparent,
+        // A reader starts out direct (what gzdirect says of an empty file); the first gzip
+        // header clears it.
+        direct: transparent || m == Mode::Read,
         level,
         strategy,
         inf: None,
@@ -305,13 +329,10 @@ pub unsafe extern "C" fn gzbuffer(file: *mut gzFile_s, size: c_uint) -> c_int {
         let Some(s) = (unsafe { state(file) }) else {
             return -1;
         };
-        if !s.inbuf.is_empty() || !s.out.is_empty() || s.def.is_some() || s.inf.is_some() {
+        if s.started || (size << 1) < size {
             return -1;
         }
-        if (size << 1) < size {
-            return -1;
-        }
-        s.size = (size as usize).max(2);
+        s.size = (size as usize).max(MIN_SIZE);
         0
     })
 }
@@ -327,23 +348,7 @@ pub unsafe extern "C" fn gzsetparams(file: *mut gzFile_s, level: c_int, strategy
         let Some(s) = (unsafe { state(file) }) else {
             return Z_STREAM_ERROR;
         };
-        if s.mode != Mode::Write || s.err != Z_OK {
-            return Z_STREAM_ERROR;
-        }
-        let strategy = match strategy {
-            Z_DEFAULT_STRATEGY => Strategy::Default,
-            Z_FILTERED => Strategy::Filtered,
-            Z_HUFFMAN_ONLY => Strategy::HuffmanOnly,
-            Z_RLE => Strategy::Rle,
-            Z_FIXED => Strategy::Fixed,
-            _ => return Z_STREAM_ERROR,
-        };
-        let level = if level == Z_DEFAULT_COMPRESSION {
-            6
-        } else {
-            level
-        };
-        if !(0..=9).contains(&level) {
+        if s.mode != Mode::Write || s.err != Z_OK || s.direct {
             return Z_STREAM_ERROR;
         }
         if level == s.level && strategy == s.strategy {
@@ -449,255 +454,35 @@ pub unsafe extern "C" fn gzclose_w(file: *mut gzFile_s) -> c_int {
     })
 }
 
-/// `const char *gzerror(gzFile file, int *errnum)`
-///
-/// # Safety
-/// `errnum` must be NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn gzerror(file: *mut gzFile_s, errnum: *mut c_int) -> *const c_char {
-    guard(core::ptr::null(), || {
-        // SAFETY: contract.
-        let Some(s) = (unsafe { state(file) }) else {
-            return core::ptr::null();
-        };
-        if !errnum.is_null() {
-            // SAFETY: contract.
-            unsafe { *errnum = s.err };
-        }
-        if s.err == Z_MEM_ERROR {
-            return c"out of memory".as_ptr();
-        }
-        s.msg.as_ptr().cast()
+/// zlib's strategy constant as the engine's, if valid.
+pub(crate) fn strategy(strategy: c_int) -> Option<Strategy> {
+    Some(match strategy {
+        Z_DEFAULT_STRATEGY => Strategy::Default,
+        Z_FILTERED => Strategy::Filtered,
+        Z_HUFFMAN_ONLY => Strategy::HuffmanOnly,
+        Z_RLE => Strategy::Rle,
+        Z_FIXED => Strategy::Fixed,
+        _ => return None,
     })
 }
 
-/// `void gzclearerr(gzFile file)`
-///
-/// # Safety
-/// `file` must be NULL or an open gzFile.
-#[export_name = "hz_gzclearerr"]
-pub unsafe extern "C" fn gzclearerr(file: *mut gzFile_s) {
-    guard((), || {
-        // SAFETY: contract.
-        if let Some(s) = unsafe { state(file) } {
-            if s.mode == Mode::Read {
-                s.eof = false;
-                s.past = false;
-            }
-            s.error(Z_OK, "");
-        }
-    })
+/// zlib's level (-1 meaning 6) as the engine's, if valid.
+pub(crate) fn level(level: c_int) -> Option<u32> {
+    match level {
+        Z_DEFAULT_COMPRESSION => Some(6),
+        0..=9 => Some(level as u32),
+        _ => None,
+    }
 }
 
-/// `int gzeof(gzFile file)`: true once a read went past the end of the data.
-///
-/// # Safety
-/// `file` must be NULL or an open gzFile.
-#[no_mangle]
-pub unsafe extern "C" fn gzeof(file: *mut gzFile_s) -> c_int {
-    guard(0, || {
-        // SAFETY: contract.
-        match unsafe { state(file) } {
-            Some(s) if s.mode == Mode::Read => s.past as c_int,
-            _ => 0,
-        }
-    })
-}
-
-/// `int gzdirect(gzFile file)`: 1 when reading a file that is not gzip (copied unchanged) or
-/// writing transparently.
-///
-/// # Safety
-/// `file` must be NULL or an open gzFile.
-#[export_name = "hz_gzdirect"]
-pub unsafe extern "C" fn gzdirect(file: *mut gzFile_s) -> c_int {
-    guard(0, || {
-        // SAFETY: contract.
-        let Some(s) = (unsafe { state(file) }) else {
-            return 0;
-        };
-        if s.mode == Mode::Read && s.how == How::Look && s.x.have == 0 {
-            read::look(s);
-        }
-        s.direct as c_int
-    })
-}
-
-/// `z_off_t gzseek(gzFile file, z_off_t offset, int whence)`: reading seeks forward by
-/// decompressing and backward by rewinding; writing seeks only forward, writing zeros.
-///
-/// # Safety
-/// `file` must be NULL or an open gzFile.
-#[no_mangle]
-pub unsafe extern "C" fn gzseek(file: *mut gzFile_s, offset: z_off_t, whence: c_int) -> z_off_t {
-    guard(-1, || {
-        // SAFETY: contract.
-        let Some(s) = (unsafe { state(file) }) else {
-            return -1;
-        };
-        if s.err != Z_OK && s.err != Z_BUF_ERROR {
-            return -1;
-        }
-        if whence != libc::SEEK_SET && whence != libc::SEEK_CUR {
-            return -1;
-        }
-        let mut offset = offset;
-        if whence == libc::SEEK_SET {
-            offset -= s.x.pos;
-        } else if s.seek {
-            offset += s.skip;
-        }
-        s.seek = false;
-        if s.mode == Mode::Read && s.how == How::Copy && s.x.pos + offset >= 0 {
-            // Transparent reading: move the file position directly.
-            let buffered = (s.inbuf.len() - s.in_pos) as i64;
-            // SAFETY: lseek on our descriptor.
-            let r =
-                unsafe { libc::lseek(s.fd, offset - buffered - s.x.have as i64, libc::SEEK_CUR) };
-            if r < 0 {
-                return -1;
-            }
-            s.x.have = 0;
-            s.eof = false;
-            s.past = false;
-            s.inbuf.clear();
-            s.in_pos = 0;
-            s.skip = 0;
-            s.error(Z_OK, "");
-            s.x.pos += offset;
-            return s.x.pos;
-        }
-        if offset < 0 {
-            if s.mode != Mode::Read {
-                return -1;
-            }
-            offset += s.x.pos;
-            if offset < 0 {
-                return -1;
-            }
-            if read::rewind(s).is_err() {
-                return -1;
-            }
-        }
-        if s.mode == Mode::Read {
-            // Use what is already buffered first.
-            let n = (s.x.have as i64).min(offset).max(0);
-            s.x.have -= n as c_uint;
-            // SAFETY: n <= have, so next stays inside the output buffer.
-            s.x.next = unsafe { s.x.next.add(n as usize) };
-            s.x.pos += n;
-            offset -= n;
-        }
-        if offset > 0 {
-            s.seek = true;
-            s.skip = offset;
-        }
-        s.x.pos + offset
-    })
-}
-
-/// `z_off64_t gzseek64(gzFile file, z_off64_t offset, int whence)`
-///
-/// # Safety
-/// As [`gzseek`].
-#[export_name = "hz_gzseek64"]
-pub unsafe extern "C" fn gzseek64(file: *mut gzFile_s, offset: z_off_t, whence: c_int) -> z_off_t {
-    // SAFETY: forwarded.
-    unsafe { gzseek(file, offset, whence) }
-}
-
-/// `int gzrewind(gzFile file)`
-///
-/// # Safety
-/// `file` must be NULL or an open gzFile.
-#[no_mangle]
-pub unsafe extern "C" fn gzrewind(file: *mut gzFile_s) -> c_int {
-    guard(-1, || {
-        // SAFETY: contract.
-        match unsafe { state(file) } {
-            Some(s) if s.mode == Mode::Read && (s.err == Z_OK || s.err == Z_BUF_ERROR) => {
-                if read::rewind(s).is_ok() {
-                    0
-                } else {
-                    -1
-                }
-            }
-            _ => -1,
-        }
-    })
-}
-
-/// `z_off_t gztell(gzFile file)`: the uncompressed position (pending seeks included).
-///
-/// # Safety
-/// `file` must be NULL or an open gzFile.
-#[no_mangle]
-pub unsafe extern "C" fn gztell(file: *mut gzFile_s) -> z_off_t {
-    guard(-1, || {
-        // SAFETY: contract.
-        match unsafe { state(file) } {
-            Some(s) => s.x.pos + if s.seek { s.skip } else { 0 },
-            None => -1,
-        }
-    })
-}
-
-/// `z_off64_t gztell64(gzFile file)`
-///
-/// # Safety
-/// As [`gztell`].
-#[export_name = "hz_gztell64"]
-pub unsafe extern "C" fn gztell64(file: *mut gzFile_s) -> z_off_t {
-    // SAFETY: forwarded.
-    unsafe { gztell(file) }
-}
-
-/// `z_off_t gzoffset(gzFile file)`: the position in the compressed file.
-///
-/// # Safety
-/// `file` must be NULL or an open gzFile.
-#[export_name = "hz_gzoffset"]
-pub unsafe extern "C" fn gzoffset(file: *mut gzFile_s) -> z_off_t {
-    guard(-1, || {
-        // SAFETY: contract.
-        let Some(s) = (unsafe { state(file) }) else {
-            return -1;
-        };
-        // SAFETY: lseek on our descriptor.
-        let off = unsafe { libc::lseek(s.fd, 0, libc::SEEK_CUR) };
-        if off < 0 {
-            return -1;
-        }
-        if s.mode == Mode::Read {
-            off - (s.inbuf.len() - s.in_pos) as i64
-        } else {
-            off
-        }
-    })
-}
-
-/// `z_off64_t gzoffset64(gzFile file)`
-///
-/// # Safety
-/// As [`gzoffset`].
-#[export_name = "hz_gzoffset64"]
-pub unsafe extern "C" fn gzoffset64(file: *mut gzFile_s) -> z_off_t {
-    // SAFETY: forwarded.
-    unsafe { gzoffset(file) }
-}
-
-/// The compression parameters for a write handle.
-pub(crate) fn params(level: c_int, strategy: Strategy) -> Params {
-    Params {
-        level: if level == Z_DEFAULT_COMPRESSION {
-            6
-        } else {
-            level as u32
-        },
-        strategy,
+/// The compression parameters for a write handle; None where zlib's deflateInit2 would fail.
+pub(crate) fn params(l: c_int, s: c_int) -> Option<Params> {
+    Some(Params {
+        level: level(l)?,
+        strategy: strategy(s)?,
         window_bits: 15,
         mem_level: 8,
-    }
+    })
 }
 
 /// The format of a write handle's stream.

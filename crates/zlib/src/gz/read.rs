@@ -1,6 +1,15 @@
-//! Reading gzip files (zlib's gzread.c): input read in `size`-byte pieces, each gzip member
-//! decoded in turn, a file that does not start with a gzip header copied unchanged, and
-//! anything after a member that is not another gzip header ignored, as zlib does.
+//! Reading gzip files (zlib's gzread.c), step for step as zlib does it, because the sizes of
+//! the pieces are visible to programs (how many bytes `gzgetc()` finds buffered, how many
+//! `gzungetc()` calls fit, what `gzoffset()` reports):
+//! - input is read in `size`-byte pieces; output is produced in pieces of `2 * size` into the
+//!   buffer the `gzgetc()` macro reads, each piece filled until it is full, the gzip member
+//!   ends or the input ends (a truncated member is `Z_BUF_ERROR`, "unexpected end of file",
+//!   and the data before it is still delivered);
+//! - a read of at least `2 * size` bytes decodes straight into the caller's buffer;
+//! - a file that does not start with a gzip header is copied unchanged (`gzdirect` is 1);
+//!   after a gzip member, another gzip header starts the next member and anything else is
+//!   ignored as trailing garbage;
+//! - on a decoding error the read returns -1 and what that piece had decoded is dropped.
 use core::ffi::{c_char, c_int, c_uint, c_void};
 
 use hyperz_engine::inflate::{Inflater, StreamState};
@@ -10,65 +19,95 @@ use super::{state, GzState, How, Mode};
 use crate::types::*;
 
 impl GzState {
+    /// The output piece size (zlib's `size << 1`).
     fn out_cap(&self) -> usize {
-        (self.buffer_size() * 2).max(64)
+        self.buffer_size() * 2
     }
 
-    fn ensure_out(&mut self) {
-        if self.out.is_empty() {
+    /// Allocates the buffers on first use (zlib's first `gz_look`); gzbuffer is refused after.
+    fn start_reading(&mut self) {
+        if !self.started {
+            self.started = true;
             self.out = vec![0; self.out_cap()];
+            self.inbuf = Vec::with_capacity(self.buffer_size());
         }
+    }
+
+    fn avail(&self) -> usize {
+        self.inbuf.len() - self.in_pos
+    }
+
+    /// No more data: the file is read and used up, and no member is being decoded (the
+    /// decoder may hold output after taking all of its input).
+    fn at_end(&self) -> bool {
+        self.eof && self.avail() == 0 && self.how != How::Gzip
     }
 }
 
-/// Reads more compressed input; Ok(0) at end of file.
-fn load(s: &mut GzState) -> Result<usize, ()> {
-    if s.eof {
-        return Ok(0);
-    }
-    if s.in_pos > 0 {
-        s.inbuf.drain(..s.in_pos);
-        s.in_pos = 0;
-    }
-    let want = s.buffer_size().max(s.inbuf.len() + 1);
-    let old = s.inbuf.len();
-    s.inbuf.resize(old + want, 0);
-    let n = loop {
-        // SAFETY: reading into the `want` bytes just reserved at the end of inbuf.
-        let n = unsafe { libc::read(s.fd, s.inbuf.as_mut_ptr().add(old).cast::<c_void>(), want) };
-        if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-            continue;
+/// Reads until `buf` is full or the file ends (zlib's gz_load): (bytes, end of file reached).
+fn read_full(fd: c_int, buf: &mut [u8]) -> Result<(usize, bool), ()> {
+    let mut got = 0;
+    while got < buf.len() {
+        let want = (buf.len() - got).min(1 << 30);
+        // SAFETY: `want` bytes from `got` lie inside `buf`.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().add(got).cast::<c_void>(), want) };
+        if n < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(());
         }
-        break n;
-    };
-    if n < 0 {
-        s.inbuf.truncate(old);
-        s.errno_error();
+        if n == 0 {
+            return Ok((got, true));
+        }
+        got += n as usize;
+    }
+    Ok((got, false))
+}
+
+/// Refills the input buffer (zlib's gz_avail): keeps the unused bytes and reads up to `size`
+/// in all, or `size` more when `grow` (the decoder wants more than is buffered).
+fn load(s: &mut GzState, grow: bool) -> Result<(), ()> {
+    if s.err != Z_OK && s.err != Z_BUF_ERROR {
         return Err(());
     }
-    s.inbuf.truncate(old + n as usize);
-    if n == 0 {
-        s.eof = true;
+    if s.eof {
+        return Ok(());
     }
-    Ok(n as usize)
-}
-
-fn avail(s: &GzState) -> &[u8] {
-    &s.inbuf[s.in_pos..]
-}
-
-/// Decides how to read what follows (zlib's gz_look): a gzip header starts a member; other
-/// data is copied unchanged at the start of the file and ignored after a member.
-pub(super) fn look(s: &mut GzState) {
-    while avail(s).len() < 2 && !s.eof {
-        if load(s).is_err() {
-            return;
+    s.inbuf.drain(..s.in_pos);
+    s.in_pos = 0;
+    let have = s.inbuf.len();
+    let target = if grow {
+        have + s.buffer_size()
+    } else {
+        s.buffer_size().max(have)
+    };
+    s.inbuf.resize(target, 0);
+    match read_full(s.fd, &mut s.inbuf[have..]) {
+        Ok((n, eof)) => {
+            s.inbuf.truncate(have + n);
+            s.eof = eof;
+            Ok(())
+        }
+        Err(()) => {
+            s.inbuf.truncate(have);
+            s.errno_error();
+            Err(())
         }
     }
-    let a = avail(s);
-    if a.is_empty() {
-        return;
+}
+
+/// Decides how to read what follows (zlib's gz_look); leaves `how` at `Look` when there is no
+/// more input.
+pub(super) fn look(s: &mut GzState) -> Result<(), ()> {
+    s.start_reading();
+    if s.avail() < 2 {
+        load(s, false)?;
+        if s.avail() == 0 {
+            return Ok(());
+        }
     }
+    let a = &s.inbuf[s.in_pos..];
     if a.len() >= 2 && a[0] == 0x1f && a[1] == 0x8b {
         match &mut s.inf {
             Some(i) => i.reconfigure(Format::Gzip, 15),
@@ -76,202 +115,216 @@ pub(super) fn look(s: &mut GzState) {
         }
         s.how = How::Gzip;
         s.direct = false;
-        return;
+        return Ok(());
     }
-    if s.inf.is_some() {
+    if !s.direct {
         // After a gzip member: trailing data that is not gzip is ignored.
         s.in_pos = s.inbuf.len();
         s.eof = true;
-        return;
-    }
-    s.how = How::Copy;
-    s.direct = true;
-}
-
-/// Produces more uncompressed bytes into `dst`; Ok(0) means end of data.
-fn produce(s: &mut GzState, dst: &mut [u8]) -> Result<usize, ()> {
-    loop {
-        match s.how {
-            How::Look => {
-                look(s);
-                if s.err != Z_OK && s.err != Z_BUF_ERROR {
-                    return Err(());
-                }
-                if s.how == How::Look {
-                    return Ok(0);
-                }
-            }
-            How::Copy => {
-                let a = avail(s);
-                if !a.is_empty() {
-                    let n = a.len().min(dst.len());
-                    dst[..n].copy_from_slice(&a[..n]);
-                    s.in_pos += n;
-                    return Ok(n);
-                }
-                if s.eof {
-                    return Ok(0);
-                }
-                let n = loop {
-                    // SAFETY: reading into the caller's `dst` slice.
-                    let n =
-                        unsafe { libc::read(s.fd, dst.as_mut_ptr().cast::<c_void>(), dst.len()) };
-                    if n < 0
-                        && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
-                    {
-                        continue;
-                    }
-                    break n;
-                };
-                if n < 0 {
-                    s.errno_error();
-                    return Err(());
-                }
-                if n == 0 {
-                    s.eof = true;
-                }
-                return Ok(n as usize);
-            }
-            How::Gzip => {
-                if avail(s).is_empty() && !s.eof {
-                    load(s)?;
-                }
-                if avail(s).is_empty() && s.eof && s.err == Z_BUF_ERROR {
-                    // Truncation was reported by an earlier read; like zlib, now just the end.
-                    return Ok(0);
-                }
-                let inf = s.inf.as_mut().expect("decoder for a gzip member");
-                let r = inf.inflate(&s.inbuf[s.in_pos..], dst);
-                match r {
-                    Ok(st) => {
-                        s.in_pos += st.consumed;
-                        if st.state == StreamState::StreamEnd {
-                            s.how = How::Look;
-                        }
-                        if st.produced > 0 {
-                            return Ok(st.produced);
-                        }
-                        if st.consumed == 0 && st.state != StreamState::StreamEnd && s.eof {
-                            s.error(Z_BUF_ERROR, "unexpected end of file");
-                            return Err(());
-                        }
-                    }
-                    Err(e) => {
-                        let msg = format!("{e}");
-                        s.error(Z_DATA_ERROR, &msg);
-                        return Err(());
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Fills the output buffer the `gzgetc()` macro reads from; false at end of data or on error.
-fn fill(s: &mut GzState) -> bool {
-    s.ensure_out();
-    let mut out = std::mem::take(&mut s.out);
-    let r = produce(s, &mut out);
-    s.out = out;
-    match r {
-        Ok(n) if n > 0 => {
-            s.x.next = s.out.as_mut_ptr();
-            s.x.have = n as c_uint;
-            true
-        }
-        _ => false,
-    }
-}
-
-/// Performs a pending forward seek by decompressing and dropping bytes.
-fn do_skip(s: &mut GzState) -> Result<(), ()> {
-    if !s.seek {
+        s.x.have = 0;
         return Ok(());
     }
-    s.seek = false;
-    while s.skip > 0 {
-        if s.x.have == 0 && !fill(s) {
-            if s.err != Z_OK && s.err != Z_BUF_ERROR {
-                return Err(());
-            }
-            break;
-        }
-        let n = (s.x.have as i64).min(s.skip);
-        s.x.have -= n as c_uint;
-        // SAFETY: n <= have: next stays in the output buffer.
-        s.x.next = unsafe { s.x.next.add(n as usize) };
-        s.x.pos += n;
-        s.skip -= n;
-    }
-    s.skip = 0;
+    // Not gzip: copy unchanged, starting with what is buffered.
+    let n = s.avail().min(s.out.len());
+    s.out[..n].copy_from_slice(&s.inbuf[s.in_pos..s.in_pos + n]);
+    s.in_pos += n;
+    s.x.next = s.out.as_mut_ptr();
+    s.x.have = n as c_uint;
+    s.how = How::Copy;
+    s.direct = true;
     Ok(())
 }
 
-/// Reads up to `len` bytes into `buf` (zlib's gz_read); -1 only if nothing was read and an
-/// error occurred.
-fn read_into(s: &mut GzState, buf: &mut [u8]) -> i64 {
-    if do_skip(s).is_err() {
-        return -1;
+/// Decodes into `dst` until it is full, the member ends or the input ends (zlib's gz_decomp).
+fn decomp(s: &mut GzState, dst: &mut [u8]) -> Result<usize, ()> {
+    let mut got = 0;
+    loop {
+        if s.avail() == 0 {
+            load(s, false)?;
+        }
+        // Called with no input left too: the decoder may still hold output.
+        let inf = s.inf.as_mut().expect("decoder for a gzip member");
+        match inf.inflate(&s.inbuf[s.in_pos..], &mut dst[got..]) {
+            Err(e) => {
+                s.error(Z_DATA_ERROR, &e.to_string());
+                return Err(());
+            }
+            Ok(st) => {
+                s.in_pos += st.consumed;
+                got += st.produced;
+                if st.state == StreamState::StreamEnd {
+                    s.how = How::Look;
+                    break;
+                }
+                if got == dst.len() {
+                    break;
+                }
+                if st.consumed == 0 && st.produced == 0 {
+                    if s.eof {
+                        // Truncated member: what it had is delivered, the rest is dropped,
+                        // and reading ends here.
+                        s.error(Z_BUF_ERROR, "unexpected end of file");
+                        s.in_pos = s.inbuf.len();
+                        s.how = How::Look;
+                        break;
+                    }
+                    // The decoder wants more input than is buffered.
+                    load(s, true)?;
+                }
+            }
+        }
+    }
+    Ok(got)
+}
+
+/// Fills the buffer the `gzgetc()` macro reads (zlib's gz_fetch); `x.have` must be 0. Leaves
+/// `x.have` 0 only at the end of the data.
+fn fetch(s: &mut GzState) -> Result<(), ()> {
+    loop {
+        match s.how {
+            How::Look => {
+                look(s)?;
+                if s.how == How::Look {
+                    return Ok(());
+                }
+            }
+            How::Copy => {
+                let mut out = std::mem::take(&mut s.out);
+                let r = if s.avail() > 0 {
+                    let n = s.avail().min(out.len());
+                    out[..n].copy_from_slice(&s.inbuf[s.in_pos..s.in_pos + n]);
+                    s.in_pos += n;
+                    Ok(n)
+                } else {
+                    read_full(s.fd, &mut out).map(|(n, eof)| {
+                        s.eof |= eof;
+                        n
+                    })
+                };
+                s.out = out;
+                let Ok(n) = r else {
+                    s.errno_error();
+                    return Err(());
+                };
+                s.x.next = s.out.as_mut_ptr();
+                s.x.have = n as c_uint;
+                return Ok(());
+            }
+            How::Gzip => {
+                let mut out = std::mem::take(&mut s.out);
+                let r = decomp(s, &mut out);
+                s.out = out;
+                s.x.next = s.out.as_mut_ptr();
+                s.x.have = r? as c_uint;
+            }
+        }
+        if !(s.x.have == 0 && (!s.eof || s.avail() > 0)) {
+            return Ok(());
+        }
+    }
+}
+
+/// Drops `len` bytes of output (zlib's gz_skip), stopping early at the end of the data.
+fn skip(s: &mut GzState, mut len: i64) -> Result<(), ()> {
+    while len > 0 {
+        if s.x.have > 0 {
+            let n = (s.x.have as i64).min(len);
+            s.x.have -= n as c_uint;
+            // SAFETY: n <= have: next stays in the output buffer.
+            s.x.next = unsafe { s.x.next.add(n as usize) };
+            s.x.pos += n;
+            len -= n;
+        } else if s.at_end() {
+            break;
+        } else {
+            fetch(s)?;
+        }
+    }
+    Ok(())
+}
+
+/// Performs a pending forward seek.
+fn pending_seek(s: &mut GzState) -> Result<(), ()> {
+    if s.seek {
+        s.seek = false;
+        skip(s, s.skip)?;
+    }
+    Ok(())
+}
+
+/// Reads up to `buf.len()` bytes (zlib's gz_read): fewer only at the end of the data, 0 on
+/// an error (even if some bytes had been copied, as in zlib).
+fn read_into(s: &mut GzState, buf: &mut [u8]) -> usize {
+    if buf.is_empty() {
+        return 0;
+    }
+    if pending_seek(s).is_err() {
+        return 0;
     }
     let mut got = 0usize;
     while got < buf.len() {
-        if s.x.have > 0 {
-            let n = (s.x.have as usize).min(buf.len() - got);
+        let want = buf.len() - got;
+        let n = if s.x.have > 0 {
+            let n = (s.x.have as usize).min(want);
             // SAFETY: x.next points to x.have valid bytes of our output buffer.
             let src = unsafe { core::slice::from_raw_parts(s.x.next, n) };
             buf[got..got + n].copy_from_slice(src);
             // SAFETY: n <= have.
             s.x.next = unsafe { s.x.next.add(n) };
             s.x.have -= n as c_uint;
-            s.x.pos += n as i64;
-            got += n;
-            continue;
-        }
-        let rest = buf.len() - got;
-        // Large requests decode straight into the caller's buffer.
-        let r = if rest >= s.out_cap() && s.how != How::Look {
-            produce(s, &mut buf[got..])
-        } else if fill(s) {
-            continue;
-        } else if s.err != Z_OK && s.err != Z_BUF_ERROR {
-            Err(())
-        } else if s.err == Z_BUF_ERROR {
-            Err(())
-        } else {
-            Ok(0)
-        };
-        match r {
-            Ok(0) => {
-                s.past = true;
-                break;
+            n
+        } else if s.at_end() {
+            s.past = true;
+            break;
+        } else if s.how == How::Look || want < s.out_cap() {
+            if fetch(s).is_err() {
+                return 0;
             }
-            Ok(n) => {
-                got += n;
-                s.x.pos += n as i64;
-            }
-            Err(()) => {
-                if got == 0 {
-                    return -1;
+            continue;
+        } else if s.how == How::Copy {
+            // Large read of a plain file: straight into the caller's buffer.
+            let dst = &mut buf[got..];
+            if s.avail() > 0 {
+                let n = s.avail().min(dst.len());
+                dst[..n].copy_from_slice(&s.inbuf[s.in_pos..s.in_pos + n]);
+                s.in_pos += n;
+                n
+            } else {
+                match read_full(s.fd, dst) {
+                    Ok((n, eof)) => {
+                        s.eof |= eof;
+                        n
+                    }
+                    Err(()) => {
+                        s.errno_error();
+                        return 0;
+                    }
                 }
-                break;
             }
-        }
+        } else {
+            // Large read of a gzip member: decode straight into the caller's buffer.
+            match decomp(s, &mut buf[got..]) {
+                Ok(n) => n,
+                Err(()) => return 0,
+            }
+        };
+        got += n;
+        s.x.pos += n as i64;
     }
-    got as i64
+    got
 }
 
-/// Starts reading again from the beginning of the data.
+/// Starts reading again from the beginning of the data (zlib's gzrewind after the checks).
 pub(super) fn rewind(s: &mut GzState) -> Result<(), ()> {
     // SAFETY: lseek on our descriptor.
     if unsafe { libc::lseek(s.fd, s.start, libc::SEEK_SET) } < 0 {
         return Err(());
     }
     s.reset();
-    s.direct = false;
-    s.inf = None;
     Ok(())
 }
 
+/// The state of a handle open for reading without a serious error.
 fn readable(file: *mut gzFile_s) -> Option<&'static mut GzState> {
     // SAFETY: callers pass the caller's gzFile (NULL or ours, per zlib's contract).
     let s = unsafe { state(file) }?;
@@ -290,19 +343,21 @@ pub unsafe extern "C" fn gzread(file: *mut gzFile_s, buf: *mut c_void, len: c_ui
             s.error(Z_STREAM_ERROR, "request does not fit in an int");
             return -1;
         }
-        if len == 0 {
+        if len == 0 || buf.is_null() {
             return 0;
-        }
-        if buf.is_null() {
-            return -1;
         }
         // SAFETY: caller contract.
         let b = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len as usize) };
-        read_into(s, b) as c_int
+        let got = read_into(s, b);
+        if got == 0 && s.err != Z_OK && s.err != Z_BUF_ERROR {
+            return -1;
+        }
+        got as c_int
     })
 }
 
-/// `z_size_t gzfread(voidp buf, z_size_t size, z_size_t nitems, gzFile file)`
+/// `z_size_t gzfread(voidp buf, z_size_t size, z_size_t nitems, gzFile file)`: the number of
+/// whole items read.
 ///
 /// # Safety
 /// `buf` must have `size * nitems` writable bytes.
@@ -324,12 +379,7 @@ pub unsafe extern "C" fn gzfread(
         }
         // SAFETY: caller contract.
         let b = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
-        let got = read_into(s, b);
-        if got <= 0 {
-            0
-        } else {
-            got as usize / size
-        }
+        read_into(s, b) / size
     })
 }
 
@@ -341,7 +391,7 @@ pub unsafe extern "C" fn gzfread(
 pub unsafe extern "C" fn gzgetc(file: *mut gzFile_s) -> c_int {
     guard(-1, || {
         let Some(s) = readable(file) else { return -1 };
-        if s.x.have > 0 && !s.seek {
+        if s.x.have > 0 {
             s.x.have -= 1;
             s.x.pos += 1;
             // SAFETY: have was > 0, so next points to a valid byte.
@@ -369,26 +419,31 @@ pub unsafe extern "C" fn gzgetc_(file: *mut gzFile_s) -> c_int {
     unsafe { gzgetc(file) }
 }
 
-/// `int gzungetc(int c, gzFile file)`: pushes one byte back in front of the next read.
+/// `int gzungetc(int c, gzFile file)`: pushes one byte back in front of the next read; fails
+/// with `Z_DATA_ERROR` once the output buffer is full of pushed-back and unread bytes.
 ///
 /// # Safety
 /// `file` must be NULL or an open gzFile.
 #[export_name = "hz_gzungetc"]
 pub unsafe extern "C" fn gzungetc(c: c_int, file: *mut gzFile_s) -> c_int {
     guard(-1, || {
+        // SAFETY: contract.
+        if let Some(s) = unsafe { state(file) } {
+            // Just opened: set up the buffers (and take in what a plain file starts with).
+            if s.mode == Mode::Read && s.how == How::Look && s.x.have == 0 {
+                let _ = look(s);
+            }
+        }
         let Some(s) = readable(file) else { return -1 };
-        if do_skip(s).is_err() {
+        if pending_seek(s).is_err() || c < 0 {
             return -1;
         }
-        if c < 0 {
-            return -1;
-        }
-        s.ensure_out();
+        s.start_reading();
         let cap = s.out.len();
         let base = s.out.as_mut_ptr();
         if s.x.have == 0 {
             s.x.have = 1;
-            // SAFETY: cap >= 1: the last byte of the output buffer.
+            // SAFETY: cap >= 16: the last byte of the output buffer.
             s.x.next = unsafe { base.add(cap - 1) };
         } else {
             if s.x.have as usize == cap {
@@ -410,50 +465,54 @@ pub unsafe extern "C" fn gzungetc(c: c_int, file: *mut gzFile_s) -> c_int {
         unsafe { *s.x.next = c as u8 };
         s.x.pos -= 1;
         s.past = false;
-        c & 0xff
+        c
     })
 }
 
 /// `char *gzgets(gzFile file, char *buf, int len)`: a line (with its newline) or up to
-/// `len - 1` bytes, NUL-terminated; NULL at end of data or on error with nothing read.
+/// `len - 1` bytes, NUL-terminated; NULL at end of data or on error.
 ///
 /// # Safety
 /// `buf` must have `len` writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn gzgets(file: *mut gzFile_s, buf: *mut c_char, len: c_int) -> *mut c_char {
     guard(core::ptr::null_mut(), || {
-        let Some(s) = readable(file) else {
-            return core::ptr::null_mut();
-        };
         if buf.is_null() || len < 1 {
             return core::ptr::null_mut();
         }
-        if do_skip(s).is_err() {
+        let Some(s) = readable(file) else {
+            return core::ptr::null_mut();
+        };
+        if pending_seek(s).is_err() {
             return core::ptr::null_mut();
         }
         // SAFETY: caller contract.
         let b = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len as usize) };
         let mut n = 0usize;
-        let room = len as usize - 1;
-        while n < room {
-            if s.x.have == 0 && !fill(s) {
+        let mut left = len as usize - 1;
+        while left > 0 {
+            if s.x.have == 0 && fetch(s).is_err() {
+                return core::ptr::null_mut();
+            }
+            if s.x.have == 0 {
                 s.past = true;
                 break;
             }
             // SAFETY: next points to have valid bytes.
             let avail = unsafe { core::slice::from_raw_parts(s.x.next, s.x.have as usize) };
-            let take = avail.len().min(room - n);
-            let (k, nl) = match avail[..take].iter().position(|&c| c == b'\n') {
+            let take = avail.len().min(left);
+            let (k, eol) = match avail[..take].iter().position(|&c| c == b'\n') {
                 Some(i) => (i + 1, true),
                 None => (take, false),
             };
             b[n..n + k].copy_from_slice(&avail[..k]);
             n += k;
+            left -= k;
             s.x.have -= k as c_uint;
             // SAFETY: k <= have.
             s.x.next = unsafe { s.x.next.add(k) };
             s.x.pos += k as i64;
-            if nl {
+            if eol {
                 break;
             }
         }

@@ -4,9 +4,9 @@
 use core::ffi::{c_char, c_int, c_uint, c_void};
 use std::ffi::CStr;
 
-use hyperz_engine::deflate::{Flush, Strategy};
+use hyperz_engine::deflate::Flush;
 
-use super::{params, state, GzState, Mode, WRITE_FORMAT};
+use super::{level, params, state, strategy, GzState, Mode, WRITE_FORMAT};
 use crate::deflate_stream::DeflateStream;
 use crate::types::*;
 
@@ -49,10 +49,12 @@ fn deflate_data(s: &mut GzState, data: &[u8], flush: Flush) -> Result<(), ()> {
         s.member_done = false;
     }
     if s.def.is_none() {
-        s.def = Some(Box::new(DeflateStream::new(
-            WRITE_FORMAT,
-            params(s.level, s.strategy),
-        )));
+        let Some(p) = params(s.level, s.strategy) else {
+            // zlib's deflateInit2 refuses the parameters, and gz_init reports that so.
+            s.error(Z_MEM_ERROR, "out of memory");
+            return Err(());
+        };
+        s.def = Some(Box::new(DeflateStream::new(WRITE_FORMAT, p)));
     }
     if s.out.len() < CHUNK {
         s.out = vec![0; CHUNK];
@@ -74,7 +76,12 @@ fn deflate_data(s: &mut GzState, data: &[u8], flush: Flush) -> Result<(), ()> {
             s.error(st.code, "internal error: deflate stream corrupt");
             break Err(());
         }
-        if st.code == Z_BUF_ERROR || (pos == data.len() && st.produced < out.len()) {
+        if st.code == Z_BUF_ERROR || (st.consumed == 0 && st.produced == 0) {
+            break Ok(());
+        }
+        // Done when the input is taken and the flush complete (room left in the output);
+        // Z_FINISH is complete only at Z_STREAM_END.
+        if pos == data.len() && st.produced < out.len() && flush != Flush::Finish {
             break Ok(());
         }
     };
@@ -91,22 +98,41 @@ fn drain_pending(s: &mut GzState, flush: Flush) -> Result<(), ()> {
     r
 }
 
-/// Writes `n` zero bytes (a forward seek while writing).
+/// Writes `n` zero bytes (a forward seek while writing, zlib's gz_zero).
 pub(super) fn zero(s: &mut GzState, n: i64) -> c_int {
+    s.started = true;
     let zeros = vec![0u8; (n.max(0) as usize).min(CHUNK)];
     let mut left = n.max(0) as usize;
     while left > 0 {
         let k = left.min(zeros.len());
-        if put(s, &zeros[..k]).is_err() {
+        if gather(s, &zeros[..k]).is_err() {
             return -1;
         }
+        s.x.pos += k as i64;
         left -= k;
     }
     0
 }
 
-/// Appends `data` (zlib's gz_write): gathered when small, compressed when the buffer fills.
+/// Appends `data` (zlib's gz_write) after a pending forward seek; advances the position.
 fn put(s: &mut GzState, data: &[u8]) -> Result<(), ()> {
+    if data.is_empty() {
+        return Ok(());
+    }
+    s.started = true;
+    if s.seek {
+        s.seek = false;
+        if zero(s, s.skip) == -1 {
+            return Err(());
+        }
+    }
+    gather(s, data)?;
+    s.x.pos += data.len() as i64;
+    Ok(())
+}
+
+/// Gathers small writes in the buffer, compressing when it fills; large ones go straight on.
+fn gather(s: &mut GzState, data: &[u8]) -> Result<(), ()> {
     let size = s.buffer_size();
     if s.pending.len() + data.len() < size {
         s.pending.extend_from_slice(data);
@@ -128,48 +154,42 @@ fn put(s: &mut GzState, data: &[u8]) -> Result<(), ()> {
 
 /// Finishes the stream (gzclose_w): a file never written still gets an empty gzip member.
 pub(super) fn finish(s: &mut GzState) -> c_int {
+    s.started = true;
     if drain_pending(s, Flush::Finish).is_err() {
         return -1;
     }
     0
 }
 
-/// gzsetparams: the buffered data is compressed with the old parameters first.
-pub(super) fn set_params(s: &mut GzState, level: c_int, strategy: Strategy) -> c_int {
+/// gzsetparams after its checks: the buffered data is compressed with the old parameters
+/// first. Like zlib, parameters deflateParams refuses are recorded and otherwise ignored.
+pub(super) fn set_params(s: &mut GzState, new_level: c_int, new_strategy: c_int) -> c_int {
     if s.seek {
         s.seek = false;
         if zero(s, s.skip) == -1 {
             return s.err;
         }
     }
-    if s.def.is_some() {
+    if s.started {
         if !s.pending.is_empty() && drain_pending(s, Flush::Block).is_err() {
             return s.err;
         }
-        let def = s.def.as_mut().expect("compressor");
-        let r = def.set_params(level as u32, strategy);
-        if r != Z_OK {
-            return r;
+        if let (Some(def), Some(l), Some(st)) =
+            (s.def.as_mut(), level(new_level), strategy(new_strategy))
+        {
+            let _ = def.set_params(l, st);
         }
     }
-    s.level = level;
-    s.strategy = strategy;
+    s.level = new_level;
+    s.strategy = new_strategy;
     Z_OK
 }
 
+/// The state of a handle open for writing without an error.
 fn writable(file: *mut gzFile_s) -> Option<&'static mut GzState> {
     // SAFETY: callers pass the caller's gzFile (NULL or ours, per zlib's contract).
     let s = unsafe { state(file) }?;
-    if s.mode != Mode::Write || s.err != Z_OK {
-        return None;
-    }
-    if s.seek {
-        s.seek = false;
-        if zero(s, s.skip) == -1 {
-            return None;
-        }
-    }
-    Some(s)
+    (s.mode == Mode::Write && s.err == Z_OK).then_some(s)
 }
 
 /// `int gzwrite(gzFile file, voidpc buf, unsigned len)`: `len`, or 0 on error.
@@ -190,10 +210,7 @@ pub unsafe extern "C" fn gzwrite(file: *mut gzFile_s, buf: *const c_void, len: c
         // SAFETY: caller contract.
         let data = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), len as usize) };
         match put(s, data) {
-            Ok(()) => {
-                s.x.pos += len as i64;
-                len as c_int
-            }
+            Ok(()) => len as c_int,
             Err(()) => 0,
         }
     })
@@ -222,10 +239,7 @@ pub unsafe extern "C" fn gzfwrite(
         // SAFETY: caller contract.
         let data = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), len) };
         match put(s, data) {
-            Ok(()) => {
-                s.x.pos += len as i64;
-                nitems
-            }
+            Ok(()) => nitems,
             Err(()) => 0,
         }
     })
@@ -240,10 +254,7 @@ pub unsafe extern "C" fn gzputc(file: *mut gzFile_s, c: c_int) -> c_int {
     guard(-1, || {
         let Some(s) = writable(file) else { return -1 };
         match put(s, &[c as u8]) {
-            Ok(()) => {
-                s.x.pos += 1;
-                c & 0xff
-            }
+            Ok(()) => c & 0xff,
             Err(()) => -1,
         }
     })
@@ -267,10 +278,7 @@ pub unsafe extern "C" fn gzputs(file: *mut gzFile_s, str: *const c_char) -> c_in
             return -1;
         }
         match put(s, data) {
-            Ok(()) => {
-                s.x.pos += data.len() as i64;
-                data.len() as c_int
-            }
+            Ok(()) => data.len() as c_int,
             Err(()) => -1,
         }
     })
@@ -305,6 +313,7 @@ pub unsafe extern "C" fn gzflush(file: *mut gzFile_s, flush: c_int) -> c_int {
                 return s.err;
             }
         }
+        s.started = true;
         // After Z_FINISH, further writes start a new member (see deflate_data).
         let _ = drain_pending(s, fl);
         s.err

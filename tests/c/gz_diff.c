@@ -1,0 +1,313 @@
+/* A transcript of zlib's gz* file API: every call's return value, gztell, gzeof, gzdirect and
+ * error code, printed one per line, for reads of files written by other tools (gzip, pigz,
+ * concatenated members, trailing garbage, truncated and corrupt members, plain and empty
+ * files) with mixed gzgetc (the zlib.h macro) / gzgets / gzread / gzfread / gzungetc calls,
+ * seeks and rewinds, and for writes in every mode (levels, strategies, transparent, append,
+ * exclusive, gzdopen, gzsetparams, gzflush, forward seeks that write zeros).
+ *
+ * Built once against the system zlib.h; run with the system libz and with ours, the two
+ * transcripts must be identical (tests/tests/zlib_gz.rs). Nothing printed depends on the
+ * compressed bytes a library produces, so a correct implementation matches line for line.
+ * Usage: gz_diff DIR  (reads the inputs the test put in DIR, writes w_*.gz there). */
+#define _LARGEFILE64_SOURCE 1
+#include <zlib.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static unsigned long long H;
+static void hb(const void *p, long n) {
+    const unsigned char *b = p;
+    for (long i = 0; i < n; i++) {
+        H ^= b[i];
+        H *= 1099511628211ULL;
+    }
+}
+#define P(...) (printf(__VA_ARGS__), putchar('\n'))
+
+static int errcode(gzFile f) {
+    int e = 0;
+    gzerror(f, &e);
+    return e;
+}
+
+/* Reads the whole file with a repeating mix of calls; `verbose` prints every call. */
+static void read_mixed(const char *name, unsigned bufsize, int verbose) {
+    static const unsigned sizes[] = {1, 7, 100, 5000, 70000, 3, 65536, 200000, 0, 17};
+    static unsigned char buf[300000];
+    gzFile f = gzopen(name, "rb");
+    P("== read %s buffer %u: open %d", name, bufsize, f != NULL);
+    if (f == NULL)
+        return;
+    if (bufsize)
+        P("gzbuffer %d", gzbuffer(f, bufsize));
+    P("gzdirect %d", gzdirect(f));
+    P("gzbuffer after first look %d", gzbuffer(f, 4096));
+    H = 1469598103934665603ULL;
+    long total = 0;
+    for (int step = 0; step < 200000; step++) {
+        int op = step % 6, r = 0, isread = 1;
+        z_off_t before = gztell(f);
+        if (op == 0) {
+            r = gzgetc(f); /* the macro */
+            if (r >= 0) {
+                unsigned char c = (unsigned char)r;
+                hb(&c, 1);
+            }
+        } else if (op == 1) {
+            char line[80];
+            char *s = gzgets(f, line, (step / 6) % 2 ? 80 : 2);
+            r = s == NULL ? -1 : (int)(gztell(f) - before);
+            if (s != NULL) {
+                hb(line, r);
+                hb(line + r, 1); /* the terminating NUL */
+            }
+        } else if (op == 2 || op == 5) {
+            unsigned n = sizes[(step / 6 + op) % 10];
+            r = gzread(f, buf, n);
+            if (r > 0)
+                hb(buf, r);
+            if (n == 0)
+                isread = 0;
+        } else if (op == 3) {
+            isread = 0;
+            int c = gzgetc_(f);
+            r = c < 0 ? c : gzungetc(c, f);
+            if (c >= 0 && (step / 6) % 3 == 0)
+                r = r * 1000 + gzungetc('A', f); /* a second push-back */
+            if (c >= 0 && (step / 6) % 3 == 0) {
+                int a = gzgetc(f);
+                r = r * 1000 + a;
+            }
+        } else if (op == 4) {
+            size_t k = gzfread(buf, 3, (step / 6) % 4 == 0 ? 1 : 700, f);
+            r = (int)k;
+            if (k > 0)
+                hb(buf, (long)k * 3);
+            if (k == 0 && gzeof(f) && gztell(f) > before) /* partial item consumed */
+                hb(buf, gztell(f) - before);
+        }
+        if (gztell(f) > total)
+            total = gztell(f);
+        if (verbose)
+            P("step %d op %d -> %d tell %ld eof %d err %d", step, op, r, (long)gztell(f),
+              gzeof(f), errcode(f));
+        if (isread && r <= 0 && (gzeof(f) || (errcode(f) != Z_OK && errcode(f) != Z_BUF_ERROR))) {
+            P("stopped at step %d op %d -> %d", step, op, r);
+            break;
+        }
+    }
+    int e;
+    const char *msg = gzerror(f, &e);
+    P("hash %016llx total %ld eof %d err %d", H, total, gzeof(f), e);
+    if (e == Z_OK || e == Z_BUF_ERROR)
+        P("msg '%s'", msg);
+    if (e == Z_OK || e == Z_BUF_ERROR) {
+        /* seeks, all relative to what was read */
+        P("seek set 0 -> %ld", (long)gzseek(f, 0, SEEK_SET));
+        H = 1469598103934665603ULL;
+        P("read 10 -> %d", gzread(f, buf, 10));
+        hb(buf, 10);
+        P("seek set half -> %ld", (long)gzseek(f, total / 2, SEEK_SET));
+        P("seek cur -5 -> %ld", (long)gzseek(f, -5, SEEK_CUR));
+        P("seek cur +3 -> %ld", (long)gzseek(f, 3, SEEK_CUR));
+        P("tell %ld", (long)gztell(f));
+        int r = gzread(f, buf, 50);
+        P("read 50 -> %d", r);
+        if (r > 0)
+            hb(buf, r);
+        P("seek end -> %ld", (long)gzseek(f, 0, SEEK_END));
+        P("seek before start -> %ld", (long)gzseek(f, -total - 10, SEEK_CUR));
+        P("seek past end -> %ld", (long)gzseek(f, total + 100, SEEK_SET));
+        P("tell %ld eof %d", (long)gztell(f), gzeof(f));
+        r = gzread(f, buf, 10);
+        P("read past end -> %d tell %ld eof %d", r, (long)gztell(f), gzeof(f));
+        P("getc past end -> %d", gzgetc(f));
+        gzclearerr(f);
+        P("after clearerr eof %d err %d", gzeof(f), errcode(f));
+        r = gzrewind(f);
+        P("rewind %d tell %ld eof %d", r, (long)gztell(f), gzeof(f));
+        r = gzread(f, buf, 1000);
+        P("read 1000 -> %d", r);
+        if (r > 0)
+            hb(buf, r);
+        P("seek hash %016llx", H);
+    }
+    P("gzwrite on a read handle %d", gzwrite(f, "x", 1));
+    P("gzflush on a read handle %d", gzflush(f, Z_SYNC_FLUSH));
+    P("gzclose_w on a read handle %d", gzclose_w(f));
+    P("gzclose %d", gzclose(f));
+}
+
+/* Plain-file reading: the offsets are the same in any implementation. */
+static void read_plain(const char *name) {
+    char buf[100];
+    gzFile f = gzopen64(name, "r");
+    P("== plain %s open %d", name, f != NULL);
+    P("offset %ld direct %d", (long)gzoffset(f), gzdirect(f));
+    int r = gzread(f, buf, 10);
+    P("read 10 -> %d offset %ld tell %ld", r, (long)gzoffset(f), (long)gztell(f));
+    P("seek 5 -> %ld", (long)gzseek(f, 5, SEEK_SET));
+    r = gzgetc(f);
+    P("getc %d tell %ld", r, (long)gztell(f));
+    P("seek64 cur -3 -> %ld", (long)gzseek64(f, -3, SEEK_CUR));
+    P("getc %d", gzgetc(f));
+    P("offset64 %ld tell64 %ld", (long)gzoffset64(f), (long)gztell64(f));
+    P("gzclose_r %d", gzclose_r(f));
+}
+
+static const char *text(int i) {
+    static char line[64];
+    snprintf(line, sizeof line, "line %d: the quick brown fox %d\n", i, i * i);
+    return line;
+}
+
+/* Writes a file with mode `mode` (`variant` adds calls), then reads it back. */
+static void write_one(const char *name, const char *mode, int variant) {
+    static unsigned char big[3000000];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (unsigned char)("abcdefgh"[i % 8] + ((i * 2654435761u) >> 29) * (i % 3 == 0));
+    gzFile f = gzopen(name, mode);
+    P("== write %s mode %s variant %d: open %d", name, mode, variant, f != NULL);
+    if (f == NULL)
+        return;
+    if (variant == 1)
+        P("gzbuffer 100 %d", gzbuffer(f, 100));
+    P("gzdirect %d", gzdirect(f));
+    P("puts %d", gzputs(f, "hello\n"));
+    P("putc %d", gzputc(f, 'x'));
+    P("putc 0x1ff %d", gzputc(f, 0x1ff));
+    P("printf %d", gzprintf(f, "-%d-%s-%5.2f\n", 42, "abc", 3.14159));
+    P("gzbuffer now %d", gzbuffer(f, 100));
+    for (int i = 0; i < 200; i++)
+        if (gzputs(f, text(i)) != (int)strlen(text(i)))
+            P("puts %d failed", i);
+    P("tell %ld", (long)gztell(f));
+    if (variant == 2) {
+        P("setparams 1 %d", gzsetparams(f, 1, Z_DEFAULT_STRATEGY));
+        P("setparams bad %d", gzsetparams(f, 1, 99));
+        P("write big %d", gzwrite(f, big, sizeof big));
+        P("setparams 9 filtered %d", gzsetparams(f, 9, Z_FILTERED));
+        P("flush sync %d", gzflush(f, Z_SYNC_FLUSH));
+        P("flush full %d", gzflush(f, Z_FULL_FLUSH));
+        P("flush bad %d", gzflush(f, 17));
+    }
+    P("fwrite %lu", (unsigned long)gzfwrite(big, 1000, 7, f));
+    P("fwrite 0 %lu", (unsigned long)gzfwrite(big, 0, 7, f));
+    P("write 0 %d", gzwrite(f, big, 0));
+    P("seek fwd -> %ld", (long)gzseek(f, 1000, SEEK_CUR));
+    P("tell after seek %ld", (long)gztell(f));
+    P("seek back -> %ld", (long)gzseek(f, -10, SEEK_CUR));
+    z_off_t t = gztell(f);
+    P("seek set fwd -> %ld", (long)gzseek(f, t + 5, SEEK_SET));
+    int r = gzputs(f, "after the hole\n");
+    P("puts after seek %d tell %ld", r, (long)gztell(f));
+    if (variant == 3) {
+        P("flush finish %d", gzflush(f, Z_FINISH));
+        P("flush finish again %d", gzflush(f, Z_FINISH));
+        P("puts new member %d", gzputs(f, "in a second member\n"));
+    }
+    r = gzread(f, big, 10);
+    P("gzread on a write handle %d eof %d", r, gzeof(f));
+    P("gzgetc on a write handle %d", gzgetc(f));
+    P("gzungetc on a write handle %d", gzungetc('a', f));
+    P("gzrewind on a write handle %d", gzrewind(f));
+    P("gzclose_r on a write handle %d", gzclose_r(f));
+    P("seek pending at close -> %ld", (long)gzseek(f, 3, SEEK_CUR));
+    P("err %d", errcode(f));
+    P("gzclose %d", gzclose(f));
+    read_mixed(name, 0, 0);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || chdir(argv[1]) != 0) {
+        fprintf(stderr, "usage: gz_diff DIR\n");
+        return 2;
+    }
+    setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    /* misuse */
+    P("gzopen no rwa %d", gzopen("x.gz", "9b") != NULL);
+    P("gzopen r+ %d", gzopen("g1.gz", "r+") != NULL);
+    P("gzopen rT %d", gzopen("g1.gz", "rT") != NULL);
+    errno = 0;
+    int opened = gzopen("missing/x.gz", "r") != NULL;
+    P("gzopen missing %d errno %d", opened, errno);
+    P("gzdopen -1 %d", gzdopen(-1, "r") != NULL);
+    P("gzclose NULL %d", gzclose(NULL));
+    P("gzerror NULL %d", gzerror(NULL, NULL) != NULL);
+    P("gzread NULL %d", gzread(NULL, NULL, 1));
+    P("gzwrite NULL %d", gzwrite(NULL, "", 1));
+    P("gzeof NULL %d gzdirect NULL %d", gzeof(NULL), gzdirect(NULL));
+    P("gztell NULL %ld gzseek NULL %ld", (long)gztell(NULL), (long)gzseek(NULL, 0, SEEK_SET));
+    P("gzgets NULL %d", gzgets(NULL, NULL, 0) != NULL);
+    P("gzbuffer NULL %d", gzbuffer(NULL, 100));
+
+    /* reading */
+    const char *inputs[] = {"g1.gz", "pigz.gz", "multi.gz", "garbage.gz", "zeros.gz",
+                            "magic-garbage.gz", "trunc.gz", "corrupt.gz", "plain.txt",
+                            "empty.txt", "one.txt", "empty-member.gz", "big.gz"};
+    for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+        int small = strcmp(inputs[i], "big.gz") != 0;
+        read_mixed(inputs[i], 0, small);
+        read_mixed(inputs[i], 8, 0);
+        read_mixed(inputs[i], 1000, 0);
+    }
+    read_plain("plain.txt");
+
+    /* gzdopen at an offset: rewinding returns to where the descriptor was */
+    {
+        int fd = open("prefixed.gz", O_RDONLY);
+        P("== gzdopen prefixed: lseek %ld", (long)lseek(fd, 7, SEEK_SET));
+        gzFile f = gzdopen(fd, "rb");
+        char buf[200];
+        H = 1469598103934665603ULL;
+        int n = gzread(f, buf, sizeof buf);
+        hb(buf, n > 0 ? n : 0);
+        P("read %d direct %d", n, gzdirect(f));
+        P("rewind %d", gzrewind(f));
+        n = gzread(f, buf, sizeof buf);
+        hb(buf, n > 0 ? n : 0);
+        P("read again %d hash %016llx", n, H);
+        P("gzclose %d", gzclose(f));
+        P("fd closed %d", close(fd) == -1 && errno == EBADF);
+    }
+
+    /* writing */
+    write_one("w_default.gz", "wb", 0);
+    write_one("w_small_buffer.gz", "wb6", 1);
+    write_one("w_params.gz", "w", 2);
+    write_one("w_members.gz", "w9", 3);
+    write_one("w_level0.gz", "wb0", 0);
+    write_one("w_huffman.gz", "wb9h", 0);
+    write_one("w_rle.gz", "wbR", 0);
+    write_one("w_fixed.gz", "wbF", 0);
+    write_one("w_filtered.gz", "wb1f", 0);
+    write_one("w_transparent.gz", "wT", 0);
+    write_one("w_exclusive.gz", "wxe", 0);
+    write_one("w_exclusive.gz", "wx", 0); /* exists now: NULL */
+    write_one("append.gz", "ab", 0);      /* appends a member to the test's gzip file */
+    {
+        gzFile f = gzopen("append-plain.txt", "a");
+        P("== append to plain: offset %ld", (long)gzoffset(f));
+        P("gzclose %d", gzclose(f));
+        int fd = open("dopen.gz", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        f = gzdopen(fd, "wb");
+        P("== gzdopen write: puts %d", gzputs(f, "through a descriptor\n"));
+        P("gzclose %d", gzclose(f));
+        read_mixed("dopen.gz", 0, 1);
+        fd = open("dopen-append.gz", O_WRONLY);
+        f = gzdopen(fd, "a");
+        P("== gzdopen append: offset %ld", (long)gzoffset(f));
+        P("puts %d", gzputs(f, "appended through a descriptor\n"));
+        P("gzclose %d", gzclose(f));
+        read_mixed("dopen-append.gz", 0, 1);
+        f = gzopen("w_empty.gz", "w");
+        P("== empty write: gzclose %d", gzclose(f));
+        read_mixed("w_empty.gz", 0, 1);
+    }
+    fflush(stdout);
+    return 0;
+}
