@@ -16,6 +16,7 @@
 //! `// SAFETY:` comment; algorithm modules start with `#![forbid(unsafe_code)]`.
 #![deny(missing_docs)]
 
+mod arch;
 pub mod checksum;
 pub mod deflate;
 pub mod format;

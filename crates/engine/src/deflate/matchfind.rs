@@ -141,6 +141,11 @@ impl Chains {
             return (0, 0);
         }
         let h = self.hash(buf, pos);
+        // The lazy parser searches pos + 1 next: start loading its bucket now, while this
+        // chain is walked.
+        if pos + 5 <= end {
+            crate::arch::prefetch(&self.head[..], self.hash(buf, pos + 1));
+        }
         let mut cur = self.head[h] as usize;
         let l = self.link(pos);
         self.prev[l] = cur as u32;
