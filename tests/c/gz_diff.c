@@ -8,7 +8,8 @@
  * Built once against the system zlib.h; run with the system libz and with ours, the two
  * transcripts must be identical (tests/tests/zlib_gz.rs). Nothing printed depends on the
  * compressed bytes a library produces, so a correct implementation matches line for line.
- * Usage: gz_diff DIR  (reads the inputs the test put in DIR, writes w_*.gz there). */
+ * Usage: gz_diff DIR  (reads the inputs the test put in DIR, writes w_*.gz there), or
+ * gz_diff DIR random SEED  (random call sequences; writes r_SEED.gz). */
 #define _LARGEFILE64_SOURCE 1
 #include <zlib.h>
 #include <errno.h>
@@ -222,12 +223,128 @@ static void write_one(const char *name, const char *mode, int variant) {
     read_mixed(name, 0, 0);
 }
 
+/* Random call sequences (mode "random SEED"): reads of every input and writes in a random
+ * mode, each call's result printed. */
+static unsigned long long rng;
+static unsigned rnd(unsigned n) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+static void random_read(const char *name) {
+    static unsigned char buf[70000];
+    gzFile f = gzopen(name, "rb");
+    P("== random read %s open %d", name, f != NULL);
+    if (f == NULL)
+        return;
+    if (rnd(3) == 0)
+        P("gzbuffer %d", gzbuffer(f, 8 + rnd(3000)));
+    H = 1469598103934665603ULL;
+    int did_read = 0;
+    for (int i = 0; i < 300; i++) {
+        unsigned op = rnd(12);
+        /* gzungetc only right after a successful read: zlib 1.2.13 crashes on one before
+           the first read and differs from 1.3.1 on one right after gzrewind */
+        if (op == 2 && !did_read)
+            op = 0;
+        long r = 0;
+        z_off_t before = gztell(f);
+        switch (op) {
+        case 0: r = gzgetc(f); break;
+        case 1: r = gzgetc_(f); break;
+        case 2: r = gzungetc((int)rnd(256), f); break;
+        case 3: {
+            char *s = gzgets(f, (char *)buf, 1 + (int)rnd(200));
+            r = s == NULL ? -1 : (long)(gztell(f) - before);
+            if (s != NULL)
+                hb(buf, r + 1);
+            break;
+        }
+        case 4:
+            r = gzread(f, buf, rnd(sizeof buf));
+            if (r > 0)
+                hb(buf, r);
+            break;
+        case 5:
+            r = (long)gzfread(buf, 1 + rnd(5), rnd(3000), f);
+            break;
+        case 6: r = (long)gzseek(f, (z_off_t)rnd(400000), SEEK_SET); break;
+        case 7: r = (long)gzseek(f, (z_off_t)rnd(40000) - 20000, SEEK_CUR); break;
+        case 8: r = gzrewind(f); break;
+        case 9: gzclearerr(f); break;
+        case 10: r = gzdirect(f); break;
+        default: r = (long)gztell64(f); break;
+        }
+        did_read = op != 2 && op <= 5 && r > 0;
+        P("%d op %u -> %ld tell %ld eof %d err %d", i, op, r, (long)gztell(f), gzeof(f),
+          errcode(f));
+    }
+    P("hash %016llx close %d", H, gzclose(f));
+}
+
+static void random_write(const char *name) {
+    static const char *modes[] = {"w", "wb1", "wb9", "w0", "wh", "wR", "wF", "w6f", "wT", "a"};
+    static unsigned char data[130000]; /* gzfwrite reads up to 4 * 30000 bytes */
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (unsigned char)("gz random data "[i % 15] ^ (rnd(8) == 0 ? rnd(256) : 0));
+    const char *mode = modes[rnd(10)];
+    gzFile f = gzopen(name, mode);
+    P("== random write %s mode %s open %d", name, mode, f != NULL);
+    if (rnd(3) == 0)
+        P("gzbuffer %d", gzbuffer(f, 8 + rnd(3000)));
+    /* a first write: zlib 1.2.13 writes uninitialized bytes for a seek before it */
+    P("putc %d", gzputc(f, 'A'));
+    for (int i = 0; i < 60; i++) {
+        unsigned op = rnd(8);
+        if (op == 6 && strcmp(mode, "wT") == 0)
+            op = 1; /* zlib 1.3 refuses gzsetparams on a transparent write, 1.2.13 does not */
+        long r = 0;
+        switch (op) {
+        case 0: r = gzwrite(f, data + rnd(1000), rnd(99000)); break;
+        case 1: r = gzputc(f, (int)rnd(300)); break;
+        case 2: r = gzputs(f, (const char *)"a line of text\n" + rnd(15)); break;
+        case 3: r = gzprintf(f, "%d %s %x\n", (int)rnd(100000), "printf", rnd(1000)); break;
+        case 4: r = gzflush(f, (int)rnd(6)); break;
+        case 5: r = (long)gzseek(f, (z_off_t)rnd(5000) - 100, SEEK_CUR); break;
+        case 6: r = gzsetparams(f, (int)rnd(12) - 1, (int)rnd(6)); break;
+        default: r = (long)gzfwrite(data, 1 + rnd(4), rnd(30000), f); break;
+        }
+        P("%d op %u -> %ld tell %ld err %d", i, op, r, (long)gztell(f), errcode(f));
+    }
+    P("close %d", gzclose(f));
+    f = gzopen(name, "r");
+    static unsigned char back[1 << 20];
+    H = 1469598103934665603ULL;
+    long total = 0;
+    int n;
+    while ((n = gzread(f, back, sizeof back)) > 0) {
+        hb(back, n);
+        total += n;
+    }
+    P("read back %d total %ld hash %016llx close %d", n, total, H, gzclose(f));
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || chdir(argv[1]) != 0) {
-        fprintf(stderr, "usage: gz_diff DIR\n");
+        fprintf(stderr, "usage: gz_diff DIR [random SEED]\n");
         return 2;
     }
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    if (argc == 4 && strcmp(argv[2], "random") == 0) {
+        rng = 0x9E3779B97F4A7C15ULL ^ strtoull(argv[3], NULL, 10) * 0xD1B54A32D192ED03ULL;
+        const char *inputs[] = {"g1.gz", "multi.gz", "garbage.gz", "trunc.gz", "corrupt.gz",
+                                "plain.txt", "one.txt", "big.gz"};
+        random_read(inputs[rnd(8)]);
+        random_read(inputs[rnd(8)]);
+        char name[40];
+        snprintf(name, sizeof name, "r_%s.gz", argv[3]);
+        random_write(name);
+        random_read(name);
+        fflush(stdout);
+        return 0;
+    }
     /* misuse */
     P("gzopen no rwa %d", gzopen("x.gz", "9b") != NULL);
     P("gzopen r+ %d", gzopen("g1.gz", "r+") != NULL);

@@ -7,7 +7,8 @@
 //! `zlib.h` and run three times on identical inputs: with the system libz, with our `libz.so`
 //! preloaded, and linked directly against our `libz.so` (`-L<dir> -lz`, `LD_LIBRARY_PATH`).
 //! The transcripts must be identical, and the files each run wrote must decode with GNU gzip
-//! and Python's zlib (the system library) to the same data.
+//! and Python's zlib (the system library) to the same data. A second test does the same with
+//! random call sequences (`gz_diff DIR random SEED`) for a fixed set of seeds.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,6 +22,7 @@ fn gzip(args: &[&str], data: &[u8]) -> Vec<u8> {
 
 /// The inputs `gz_diff` reads, written into `dir`.
 fn make_inputs(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
     let corpus: Vec<u8> = sample_files().into_iter().flat_map(|(_, d)| d).collect();
     let text = &corpus[..300_000.min(corpus.len())];
     let g1 = gzip(&["-6", "-c", "-n"], text);
@@ -117,9 +119,8 @@ fn same_transcript(want: &str, got: &str, what: &str) {
 fn gz_api_matches_system_zlib_call_by_call() {
     require_tool("pigz");
     let root = scratch("gzdiff");
-    let exe = root.join("gz_diff");
+    let exe = gz_diff(&root);
     let src = repo_root().join("tests/c/gz_diff.c");
-    cc(&[&src], &exe, &[]);
     let libs = lib_dir(&root);
     let linked = root.join("gz_diff_linked");
     let o = Command::new("cc")
@@ -140,7 +141,6 @@ fn gz_api_matches_system_zlib_call_by_call() {
     let mut out = Vec::new();
     for run in runs {
         let dir = root.join(run);
-        std::fs::create_dir_all(&dir).unwrap();
         make_inputs(&dir);
         let o = match run {
             "system" => check(Command::new(&exe).arg(&dir)),
@@ -182,6 +182,62 @@ fn gz_api_matches_system_zlib_call_by_call() {
             assert_eq!(python_gunzip(&ours), want, "{run}: python zlib {name}");
         }
     }
+}
+
+/// Compiles `tests/c/gz_diff.c` against the system zlib into `root`.
+fn gz_diff(root: &Path) -> PathBuf {
+    let exe = root.join("gz_diff");
+    cc(&[&repo_root().join("tests/c/gz_diff.c")], &exe, &[]);
+    exe
+}
+
+#[test]
+fn gz_api_random_call_sequences_match_system_zlib() {
+    require_tool("pigz");
+    let root = scratch("gzrandom");
+    let exe = gz_diff(&root);
+    let sys_dir = root.join("system");
+    let our_dir = root.join("ours");
+    make_inputs(&sys_dir);
+    make_inputs(&our_dir);
+    // (The trace summary only appears when a seed's calls reached the codecs.)
+    let mut used_ours = false;
+    for seed in 1..=32 {
+        let seed = seed.to_string();
+        let want =
+            check(Command::new(&exe).args([sys_dir.as_os_str(), "random".as_ref(), seed.as_ref()]));
+        let got =
+            check(preloaded(&exe).args([our_dir.as_os_str(), "random".as_ref(), seed.as_ref()]));
+        used_ours |= traced(&got);
+        let want = String::from_utf8(want.stdout).unwrap();
+        assert!(
+            want.contains("read back"),
+            "seed {seed}: the program stopped early"
+        );
+        same_transcript(
+            &want,
+            &String::from_utf8(got.stdout).unwrap(),
+            &format!("seed {seed}"),
+        );
+        let name = format!("r_{seed}.gz");
+        let sys = std::fs::read(sys_dir.join(&name)).unwrap();
+        let ours = our_dir.join(&name);
+        if sys.starts_with(&[0x1f, 0x8b]) {
+            assert_eq!(
+                gunzip(&ours),
+                gunzip(&sys_dir.join(&name)),
+                "seed {seed}: gzip -dc"
+            );
+        } else {
+            // Transparent ("wT") writes.
+            assert_eq!(
+                std::fs::read(&ours).unwrap(),
+                sys,
+                "seed {seed}: transparent file"
+            );
+        }
+    }
+    assert!(used_ours, "our libz.so was not used");
 }
 
 #[test]

@@ -74,6 +74,8 @@ pub(crate) struct GzState {
     pub eof: bool,
     /// A read asked for data past the end (what gzeof reports).
     pub past: bool,
+    /// The decoder filled the last piece and may hold more output.
+    pub more: bool,
     /// Read direction: transparent copy decided at the start of the file.
     pub direct: bool,
     /// Write direction: level and strategy as the caller gave them (zlib keeps them unchecked).
@@ -132,6 +134,7 @@ impl GzState {
         self.x.pos = 0;
         self.eof = false;
         self.past = false;
+        self.more = false;
         self.how = How::Look;
         self.in_pos = 0;
         self.inbuf.clear();
@@ -258,6 +261,7 @@ fn open(path: &[u8], fd: c_int, mode: &[u8]) -> *mut gzFile_s {
         how: How::Look,
         eof: false,
         past: false,
+        more: false,
         // A reader starts out direct (what gzdirect says of an empty file); the first gzip
         // header clears it.
         direct: transparent || m == Mode::Read,

@@ -37,10 +37,10 @@ impl GzState {
         self.inbuf.len() - self.in_pos
     }
 
-    /// No more data: the file is read and used up, and no member is being decoded (the
-    /// decoder may hold output after taking all of its input).
+    /// No more data: the file is read and used up, and the decoder holds no more output
+    /// (unlike zlib's inflate, ours may take all of its input before delivering the output).
     fn at_end(&self) -> bool {
-        self.eof && self.avail() == 0 && self.how != How::Gzip
+        self.eof && self.avail() == 0 && !self.more
     }
 }
 
@@ -138,6 +138,7 @@ pub(super) fn look(s: &mut GzState) -> Result<(), ()> {
 /// Decodes into `dst` until it is full, the member ends or the input ends (zlib's gz_decomp).
 fn decomp(s: &mut GzState, dst: &mut [u8]) -> Result<usize, ()> {
     let mut got = 0;
+    s.more = false;
     loop {
         if s.avail() == 0 {
             load(s, false)?;
@@ -157,15 +158,15 @@ fn decomp(s: &mut GzState, dst: &mut [u8]) -> Result<usize, ()> {
                     break;
                 }
                 if got == dst.len() {
-                    break;
+                    s.more = true;
+                    return Ok(got);
                 }
                 if st.consumed == 0 && st.produced == 0 {
                     if s.eof {
-                        // Truncated member: what it had is delivered, the rest is dropped,
-                        // and reading ends here.
+                        // Truncated member: what it had is delivered and reading ends here,
+                        // unless gzclearerr() asks to look at the file again.
                         s.error(Z_BUF_ERROR, "unexpected end of file");
                         s.in_pos = s.inbuf.len();
-                        s.how = How::Look;
                         break;
                     }
                     // The decoder wants more input than is buffered.
