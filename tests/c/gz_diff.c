@@ -138,6 +138,9 @@ static void read_mixed(const char *name, unsigned bufsize, int verbose) {
         P("seek hash %016llx", H);
     }
     P("gzwrite on a read handle %d", gzwrite(f, "x", 1));
+    P("gzprintf on a read handle %d", gzprintf(f, "%d", 5));
+    P("gzputs on a read handle %d", gzputs(f, "x"));
+    P("gzputc on a read handle %d", gzputc(f, 'x'));
     P("gzflush on a read handle %d", gzflush(f, Z_SYNC_FLUSH));
     P("gzclose_w on a read handle %d", gzclose_w(f));
     P("gzclose %d", gzclose(f));

@@ -9,12 +9,17 @@
 #define Z_MEM_ERROR (-4)
 
 extern int gzwrite(void *file, const void *buf, unsigned len);
+extern int gzputs(void *file, const char *s);
 
 int hz_gzvprintf(void *file, const char *format, va_list va) {
     va_list again;
     int len;
     char *buf;
     if (file == NULL || format == NULL)
+        return Z_STREAM_ERROR;
+    /* Like zlib, Z_STREAM_ERROR for a handle not open for writing or after an error (an empty
+     * gzputs checks exactly that and does nothing else). */
+    if (gzputs(file, "") < 0)
         return Z_STREAM_ERROR;
     va_copy(again, va);
     len = vsnprintf(NULL, 0, format, again);
