@@ -57,8 +57,9 @@ pub(crate) struct GzState {
     pub x: gzFile_s,
     magic: u32,
     pub mode: Mode,
+    /// The descriptor, closed by gzclose (also one given to gzdopen, as zlib does).
     pub fd: c_int,
-    /// Close `fd` on `gzclose` (always, as zlib does, also for gzdopen).
+    /// The path (or `<fd:N>`) that error messages start with.
     pub path: Vec<u8>,
     /// Buffer size requested with gzbuffer (allocated on first use).
     pub size: usize,
@@ -76,7 +77,9 @@ pub(crate) struct GzState {
     pub past: bool,
     /// The decoder filled the last piece and may hold more output.
     pub more: bool,
-    /// Read direction: transparent copy decided at the start of the file.
+    /// Reading: the data is copied unchanged (true until a gzip header is seen, so also for
+    /// an empty file; false afterwards, which makes later non-gzip data trailing garbage).
+    /// Writing: transparent ("T").
     pub direct: bool,
     /// Write direction: level and strategy as the caller gave them (zlib keeps them unchecked).
     pub level: c_int,
