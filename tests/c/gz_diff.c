@@ -1,5 +1,6 @@
 /* A transcript of zlib's gz* file API: every call's return value, gztell, gzeof, gzdirect and
  * error code, printed one per line, for reads of files written by other tools (gzip, pigz,
+ * igzip, libdeflate-gzip;
  * concatenated members, trailing garbage, truncated and corrupt members, plain and empty
  * files) with mixed gzgetc (the zlib.h macro) / gzgets / gzread / gzfread / gzungetc calls,
  * seeks and rewinds, and for writes in every mode (levels, strategies, transparent, append,
@@ -337,10 +338,11 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     if (argc == 4 && strcmp(argv[2], "random") == 0) {
         rng = 0x9E3779B97F4A7C15ULL ^ strtoull(argv[3], NULL, 10) * 0xD1B54A32D192ED03ULL;
-        const char *inputs[] = {"g1.gz", "multi.gz", "garbage.gz", "trunc.gz", "corrupt.gz",
-                                "plain.txt", "one.txt", "big.gz"};
-        random_read(inputs[rnd(8)]);
-        random_read(inputs[rnd(8)]);
+        const char *inputs[] = {"g1.gz",     "multi.gz", "garbage.gz", "trunc.gz",
+                                "corrupt.gz", "plain.txt", "one.txt",    "big.gz",
+                                "igzip.gz",   "libdeflate.gz"};
+        random_read(inputs[rnd(10)]);
+        random_read(inputs[rnd(10)]);
         char name[40];
         snprintf(name, sizeof name, "r_%s.gz", argv[3]);
         random_write(name);
@@ -368,7 +370,8 @@ int main(int argc, char **argv) {
     /* reading */
     const char *inputs[] = {"g1.gz", "pigz.gz", "multi.gz", "garbage.gz", "zeros.gz",
                             "magic-garbage.gz", "trunc.gz", "corrupt.gz", "plain.txt",
-                            "empty.txt", "one.txt", "empty-member.gz", "big.gz"};
+                            "empty.txt", "one.txt", "empty-member.gz", "big.gz", "igzip.gz",
+                            "libdeflate.gz"};
     for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
         int small = strcmp(inputs[i], "big.gz") != 0;
         read_mixed(inputs[i], 0, small);

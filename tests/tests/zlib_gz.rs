@@ -34,6 +34,13 @@ fn make_inputs(dir: &Path) {
     let w = |name: &str, data: &[u8]| std::fs::write(dir.join(name), data).unwrap();
     w("g1.gz", &g1);
     w("pigz.gz", &pigz);
+    w(
+        "igzip.gz",
+        &run_tool("igzip", &["-3", "-c"], &corpus[..200_000]),
+    );
+    let mut libdeflate = run_tool("libdeflate-gzip", &["-12", "-c"], &text[..70_000]);
+    libdeflate.extend(run_tool("libdeflate-gzip", &["-1", "-c"], &text[70_000..]));
+    w("libdeflate.gz", &libdeflate);
     let mut multi = gzip(&["-1", "-c"], &text[..1000]);
     multi.extend(run_tool("pigz", &["-c"], &text[1000..50_000]));
     multi.extend(gzip(&["-c"], b""));
@@ -117,7 +124,9 @@ fn same_transcript(want: &str, got: &str, what: &str) {
 
 #[test]
 fn gz_api_matches_system_zlib_call_by_call() {
-    require_tool("pigz");
+    for tool in ["pigz", "igzip", "libdeflate-gzip"] {
+        require_tool(tool);
+    }
     let root = scratch("gzdiff");
     let exe = gz_diff(&root);
     let src = repo_root().join("tests/c/gz_diff.c");
@@ -193,7 +202,9 @@ fn gz_diff(root: &Path) -> PathBuf {
 
 #[test]
 fn gz_api_random_call_sequences_match_system_zlib() {
-    require_tool("pigz");
+    for tool in ["pigz", "igzip", "libdeflate-gzip"] {
+        require_tool(tool);
+    }
     let root = scratch("gzrandom");
     let exe = gz_diff(&root);
     let sys_dir = root.join("system");
