@@ -1,9 +1,8 @@
 /* A transcript of zlib's gz* file API: every call's return value, gztell, gzeof, gzdirect and
  * error code, printed one per line, for reads of files written by other tools (gzip, pigz,
- * igzip, libdeflate-gzip;
- * concatenated members, trailing garbage, truncated and corrupt members, plain and empty
- * files) with mixed gzgetc (the zlib.h macro) / gzgets / gzread / gzfread / gzungetc calls,
- * seeks and rewinds, and for writes in every mode (levels, strategies, transparent, append,
+ * igzip, libdeflate-gzip; concatenated members, trailing garbage, truncated and corrupt
+ * members, plain and empty files) with mixed gzgetc (the zlib.h macro) / gzgets / gzread /
+ * gzfread / gzungetc calls, seeks and rewinds, and for writes in every mode (levels, strategies, transparent, append,
  * exclusive, gzdopen, gzsetparams, gzflush, forward seeks that write zeros).
  *
  * Built once against the system zlib.h; run with the system libz and with ours, the two
