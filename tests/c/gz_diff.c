@@ -2,8 +2,9 @@
  * error code, printed one per line, for reads of files written by other tools (gzip, pigz,
  * igzip, libdeflate-gzip; concatenated members, trailing garbage, truncated and corrupt
  * members, plain and empty files) with mixed gzgetc (the zlib.h macro) / gzgets / gzread /
- * gzfread / gzungetc calls, seeks and rewinds, and for writes in every mode (levels, strategies, transparent, append,
- * exclusive, gzdopen, gzsetparams, gzflush, forward seeks that write zeros).
+ * gzfread / gzungetc calls, seeks and rewinds, and for writes in every mode (levels,
+ * strategies, transparent, append, exclusive, gzdopen, gzsetparams, gzflush, forward seeks
+ * that write zeros).
  *
  * Built once against the system zlib.h; run with the system libz and with ours, the two
  * transcripts must be identical (tests/tests/zlib_gz.rs). Nothing printed depends on the
