@@ -332,7 +332,7 @@ pub unsafe extern "C" fn gzdopen(fd: c_int, mode: *const c_char) -> *mut gzFile_
 #[export_name = "hz_gzbuffer"]
 pub unsafe extern "C" fn gzbuffer(file: *mut gzFile_s, size: c_uint) -> c_int {
     guard(-1, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return -1;
         };
@@ -351,7 +351,7 @@ pub unsafe extern "C" fn gzbuffer(file: *mut gzFile_s, size: c_uint) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn gzsetparams(file: *mut gzFile_s, level: c_int, strategy: c_int) -> c_int {
     guard(Z_STREAM_ERROR, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return Z_STREAM_ERROR;
         };
@@ -372,7 +372,7 @@ pub unsafe extern "C" fn gzsetparams(file: *mut gzFile_s, level: c_int, strategy
 #[no_mangle]
 pub unsafe extern "C" fn gzclose(file: *mut gzFile_s) -> c_int {
     guard(Z_STREAM_ERROR, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return Z_STREAM_ERROR;
         };
@@ -407,7 +407,7 @@ unsafe fn free(file: *mut gzFile_s) -> bool {
 #[export_name = "hz_gzclose_r"]
 pub unsafe extern "C" fn gzclose_r(file: *mut gzFile_s) -> c_int {
     guard(Z_STREAM_ERROR, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return Z_STREAM_ERROR;
         };
@@ -436,7 +436,7 @@ pub unsafe extern "C" fn gzclose_r(file: *mut gzFile_s) -> c_int {
 #[export_name = "hz_gzclose_w"]
 pub unsafe extern "C" fn gzclose_w(file: *mut gzFile_s) -> c_int {
     guard(Z_STREAM_ERROR, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return Z_STREAM_ERROR;
         };

@@ -14,12 +14,12 @@ use crate::types::*;
 #[no_mangle]
 pub unsafe extern "C" fn gzerror(file: *mut gzFile_s, errnum: *mut c_int) -> *const c_char {
     guard(core::ptr::null(), || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return core::ptr::null();
         };
         if !errnum.is_null() {
-            // SAFETY: contract.
+            // SAFETY: errnum is non-NULL, and writable per the caller's contract.
             unsafe { *errnum = s.err };
         }
         if s.err == Z_MEM_ERROR {
@@ -36,7 +36,7 @@ pub unsafe extern "C" fn gzerror(file: *mut gzFile_s, errnum: *mut c_int) -> *co
 #[export_name = "hz_gzclearerr"]
 pub unsafe extern "C" fn gzclearerr(file: *mut gzFile_s) {
     guard((), || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         if let Some(s) = unsafe { state(file) } {
             if s.mode == Mode::Read {
                 s.eof = false;
@@ -54,7 +54,7 @@ pub unsafe extern "C" fn gzclearerr(file: *mut gzFile_s) {
 #[no_mangle]
 pub unsafe extern "C" fn gzeof(file: *mut gzFile_s) -> c_int {
     guard(0, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         match unsafe { state(file) } {
             Some(s) if s.mode == Mode::Read => s.past as c_int,
             _ => 0,
@@ -70,7 +70,7 @@ pub unsafe extern "C" fn gzeof(file: *mut gzFile_s) -> c_int {
 #[export_name = "hz_gzdirect"]
 pub unsafe extern "C" fn gzdirect(file: *mut gzFile_s) -> c_int {
     guard(0, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return 0;
         };
@@ -89,7 +89,7 @@ pub unsafe extern "C" fn gzdirect(file: *mut gzFile_s) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn gzseek(file: *mut gzFile_s, offset: z_off_t, whence: c_int) -> z_off_t {
     guard(-1, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return -1;
         };
@@ -171,7 +171,7 @@ pub unsafe extern "C" fn gzseek64(file: *mut gzFile_s, offset: z_off_t, whence: 
 #[no_mangle]
 pub unsafe extern "C" fn gzrewind(file: *mut gzFile_s) -> c_int {
     guard(-1, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return -1;
         };
@@ -191,7 +191,7 @@ pub unsafe extern "C" fn gzrewind(file: *mut gzFile_s) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn gztell(file: *mut gzFile_s) -> z_off_t {
     guard(-1, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         match unsafe { state(file) } {
             Some(s) => s.x.pos + if s.seek { s.skip } else { 0 },
             None => -1,
@@ -216,7 +216,7 @@ pub unsafe extern "C" fn gztell64(file: *mut gzFile_s) -> z_off_t {
 #[export_name = "hz_gzoffset"]
 pub unsafe extern "C" fn gzoffset(file: *mut gzFile_s) -> z_off_t {
     guard(-1, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return -1;
         };

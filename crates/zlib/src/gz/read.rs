@@ -428,7 +428,7 @@ pub unsafe extern "C" fn gzgetc_(file: *mut gzFile_s) -> c_int {
 #[export_name = "hz_gzungetc"]
 pub unsafe extern "C" fn gzungetc(c: c_int, file: *mut gzFile_s) -> c_int {
     guard(-1, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         if let Some(s) = unsafe { state(file) } {
             // Just opened: set up the buffers (and take in what a plain file starts with).
             if s.mode == Mode::Read && s.how == How::Look && s.x.have == 0 {

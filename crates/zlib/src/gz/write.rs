@@ -292,7 +292,7 @@ pub unsafe extern "C" fn gzputs(file: *mut gzFile_s, str: *const c_char) -> c_in
 #[no_mangle]
 pub unsafe extern "C" fn gzflush(file: *mut gzFile_s, flush: c_int) -> c_int {
     guard(Z_STREAM_ERROR, || {
-        // SAFETY: contract.
+        // SAFETY: zlib's contract: NULL or a live handle from gzopen/gzdopen (checked by magic).
         let Some(s) = (unsafe { state(file) }) else {
             return Z_STREAM_ERROR;
         };
