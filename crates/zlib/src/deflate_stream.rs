@@ -182,7 +182,9 @@ impl DeflateStream {
         self.release();
         let mut d = self.new_inline()?;
         let mut pos = 0;
-        let mut chunk = vec![0u8; 64 << 10];
+        // With Flush::None the compressor holds up to a segment of input before it emits
+        // anything, so a small scratch buffer suffices (and costs a small stream nothing).
+        let mut chunk = vec![0u8; 4096];
         while pos < buf.len() {
             let st = d
                 .deflate(&buf[pos..], &mut chunk, Flush::None)
