@@ -103,7 +103,10 @@ impl<'d> ParallelDeflater<'d> {
     /// Primes the stream with a preset dictionary (its last 32 KiB become the first block's
     /// history). Only before the first `write`.
     pub fn set_dictionary(&mut self, dict: &[u8]) {
-        assert!(self.total_in == 0 && !self.independent, "dictionary after data");
+        assert!(
+            self.total_in == 0 && !self.independent,
+            "dictionary after data"
+        );
         let d = &dict[dict.len().saturating_sub(WINDOW)..];
         self.counters().buffer_sub(self.dict_len);
         self.buf.clear();
