@@ -30,26 +30,14 @@ pub struct DState {
 /// The stream's state if `strm` is a live deflate stream created for this very `z_stream`.
 ///
 /// # Safety
-/// `strm` must be NULL or point to a `z_stream` whose `state` is NULL, ours, or garbage that
-/// was never handed out by another library (zlib's own contract).
+/// As [`state_of`].
 pub(crate) unsafe fn state<'a>(strm: *mut z_stream) -> Option<&'a mut DState> {
-    if strm.is_null() {
-        return None;
-    }
-    // SAFETY: `strm` is non-null and points to a z_stream by the caller's contract.
-    let st = unsafe { (*strm).state } as *mut DState;
-    if st.is_null() {
-        return None;
-    }
-    // SAFETY: non-null states are set only by our init functions, to a live `DState` or
-    // `IState`; both are repr(C) and start with `magic: u32` then the back-pointer, so reading
-    // those two fields is valid for either before we know which one it is.
-    let (magic, back) = unsafe { ((*st).magic, (*st).strm) };
-    if magic != MAGIC || back != strm as *const z_stream {
-        return None;
-    }
-    // SAFETY: the magic says this is a DState.
-    Some(unsafe { &mut *st })
+    // SAFETY: forwarded contract.
+    unsafe { state_of::<DState>(strm) }
+}
+
+impl ZState for DState {
+    const MAGIC: u32 = MAGIC;
 }
 
 /// Sets `strm->msg` to zlib's text for `code` and returns `code` (zlib's ERR_RETURN).

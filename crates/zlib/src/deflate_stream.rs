@@ -33,18 +33,6 @@ use crate::types::*;
 /// Output a parallel stream may queue before it stops taking input until the caller drains it.
 const QUEUE_LIMIT: usize = 4 << 20;
 
-/// zlib's RANK(): orders flushes by strength.
-fn rank(f: Flush) -> i32 {
-    match f {
-        Flush::None => 0,
-        Flush::Block => 1,
-        Flush::Partial => 2,
-        Flush::Sync => 4,
-        Flush::Full => 6,
-        Flush::Finish => 8,
-    }
-}
-
 enum Mode {
     /// Deciding: input held here, nothing emitted yet.
     Buffer(Vec<u8>),
@@ -242,7 +230,7 @@ impl DeflateStream {
             return st;
         }
         let old = self.last_flush;
-        self.last_flush = rank(flush);
+        self.last_flush = flush.rank();
         if self.pending_queue() > 0 {
             self.drain(output, &mut st.produced);
             if self.pending_queue() > 0 {
@@ -250,7 +238,7 @@ impl DeflateStream {
                 self.account(&st);
                 return st;
             }
-        } else if input.is_empty() && rank(flush) <= old && flush != Flush::Finish {
+        } else if input.is_empty() && flush.rank() <= old && flush != Flush::Finish {
             if !matches!(self.mode, Mode::Inline(_)) {
                 st.code = Z_BUF_ERROR;
                 return st;

@@ -50,26 +50,17 @@ impl Drop for IState {
     }
 }
 
-/// The stream's state if `strm` is a live inflate stream created for this `z_stream`.
+/// The stream's state if `strm` is a live inflate stream created for this very `z_stream`.
 ///
 /// # Safety
-/// As `deflate_api::state`.
+/// As [`state_of`].
 pub(crate) unsafe fn state<'a>(strm: *mut z_stream) -> Option<&'a mut IState> {
-    if strm.is_null() {
-        return None;
-    }
-    // SAFETY: `strm` non-null per contract.
-    let st = unsafe { (*strm).state } as *mut IState;
-    if st.is_null() {
-        return None;
-    }
-    // SAFETY: our states are repr(C) with `magic` and the back-pointer first (see DState).
-    let (magic, back) = unsafe { ((*st).magic, (*st).strm) };
-    if magic != MAGIC || back != strm as *const z_stream {
-        return None;
-    }
-    // SAFETY: the magic says this is an IState.
-    Some(unsafe { &mut *st })
+    // SAFETY: forwarded contract.
+    unsafe { state_of::<IState>(strm) }
+}
+
+impl ZState for IState {
+    const MAGIC: u32 = MAGIC;
 }
 
 /// zlib's message for a decoding error, as close to zlib's wording as the kinds allow.

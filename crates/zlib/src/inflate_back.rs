@@ -20,24 +20,17 @@ struct BState {
     wbits: u8,
 }
 
+/// The stream's state if `strm` is a live inflateBack stream.
+///
 /// # Safety
-/// As `deflate_api::state`.
+/// As [`state_of`].
 unsafe fn bstate<'a>(strm: *mut z_stream) -> Option<&'a mut BState> {
-    if strm.is_null() {
-        return None;
-    }
-    // SAFETY: strm non-null per contract.
-    let st = unsafe { (*strm).state } as *mut BState;
-    if st.is_null() {
-        return None;
-    }
-    // SAFETY: all our states are repr(C) with magic and back-pointer first.
-    let (magic, back) = unsafe { ((*st).magic, (*st).strm) };
-    if magic != MAGIC || back != strm as *const z_stream {
-        return None;
-    }
-    // SAFETY: the magic says this is a BState.
-    Some(unsafe { &mut *st })
+    // SAFETY: forwarded contract.
+    unsafe { state_of::<BState>(strm) }
+}
+
+impl ZState for BState {
+    const MAGIC: u32 = MAGIC;
 }
 
 /// `int inflateBackInit_(z_streamp strm, int windowBits, unsigned char *window,

@@ -149,3 +149,43 @@ pub fn error_message(code: c_int) -> &'static core::ffi::CStr {
 pub fn guard<T>(err: T, f: impl FnOnce() -> T) -> T {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(err)
 }
+
+/// Implemented by the states we hang on `strm->state`. Each is `repr(C)` and starts with
+/// `magic: u32` followed by `strm: *const z_stream` (the `z_stream` it was created for), so
+/// those two fields can be read before knowing which state a pointer holds.
+pub(crate) trait ZState {
+    /// This state's magic number.
+    const MAGIC: u32;
+}
+
+/// The first two fields every [`ZState`] starts with.
+#[repr(C)]
+struct StateHead {
+    magic: u32,
+    strm: *const z_stream,
+}
+
+/// `strm->state` as a `T`, if `strm` is a live stream of that kind created for this very
+/// `z_stream` (zlib's `deflateStateCheck`/`inflateStateCheck`: a `z_stream` copied by value,
+/// a stream of the other kind, or a NULL state is refused).
+///
+/// # Safety
+/// `strm` must be NULL or point to a `z_stream` whose `state` is NULL or was set by one of our
+/// init functions (zlib's own contract).
+pub(crate) unsafe fn state_of<'a, T: ZState>(strm: *mut z_stream) -> Option<&'a mut T> {
+    if strm.is_null() {
+        return None;
+    }
+    // SAFETY: `strm` is non-null and points to a z_stream by the caller's contract.
+    let st = unsafe { (*strm).state } as *mut StateHead;
+    if st.is_null() {
+        return None;
+    }
+    // SAFETY: every state we install starts with a StateHead (see ZState).
+    let head = unsafe { &*st };
+    if head.magic != T::MAGIC || head.strm != strm as *const z_stream {
+        return None;
+    }
+    // SAFETY: the magic says the state is a T.
+    Some(unsafe { &mut *(st as *mut T) })
+}

@@ -66,6 +66,21 @@ pub enum Flush {
     Finish,
 }
 
+impl Flush {
+    /// zlib's RANK(): orders flushes by strength (Block sits between None and Partial); a
+    /// repeated flush no stronger than the last one, with no new input, makes no progress.
+    pub fn rank(self) -> i32 {
+        match self {
+            Flush::None => 0,
+            Flush::Block => 1,
+            Flush::Partial => 2,
+            Flush::Sync => 4,
+            Flush::Full => 6,
+            Flush::Finish => 8,
+        }
+    }
+}
+
 /// Compression parameters (zlib's deflateInit2 arguments).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Params {

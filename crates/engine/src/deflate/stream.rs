@@ -19,18 +19,6 @@ use super::{
 use crate::checksum::{adler32, crc32};
 use crate::format::{Format, GzipHeader};
 
-/// zlib's RANK(): orders flushes by strength (Block sits between None and Partial).
-fn rank(f: Flush) -> i32 {
-    match f {
-        Flush::None => 0,
-        Flush::Block => 1,
-        Flush::Partial => 2,
-        Flush::Sync => 4,
-        Flush::Full => 6,
-        Flush::Finish => 8,
-    }
-}
-
 /// Streaming, zlib-semantics compressor.
 #[derive(Clone)]
 pub struct Deflater {
@@ -121,7 +109,7 @@ impl Deflater {
             return Err(DeflateError::StreamFinished);
         }
         let old = self.last_flush;
-        self.last_flush = rank(flush);
+        self.last_flush = flush.rank();
         self.write_header();
         let mut st = DeflateStatus {
             consumed: 0,
@@ -135,7 +123,7 @@ impl Deflater {
                 self.last_flush = -1;
                 return Ok(st);
             }
-        } else if input.is_empty() && rank(flush) <= old && flush != Flush::Finish {
+        } else if input.is_empty() && flush.rank() <= old && flush != Flush::Finish {
             return Err(DeflateError::BufferError);
         }
         loop {
