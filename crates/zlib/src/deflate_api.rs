@@ -214,30 +214,15 @@ pub unsafe extern "C" fn deflate(strm: *mut z_stream, flush: c_int) -> c_int {
             // SAFETY: strm valid.
             return unsafe { err_return(strm, Z_BUF_ERROR) };
         }
-        let input: &[u8] = if z.avail_in == 0 {
-            &[]
-        } else {
-            // SAFETY: next_in points to avail_in readable bytes (zlib's contract).
-            unsafe { core::slice::from_raw_parts(z.next_in, z.avail_in as usize) }
-        };
-        // SAFETY: next_out points to avail_out writable bytes (zlib's contract), disjoint from
-        // the input.
-        let output = unsafe { core::slice::from_raw_parts_mut(z.next_out, z.avail_out as usize) };
+        // SAFETY: zlib's contract on the stream's buffers.
+        let (input, output) = unsafe { io_slices(z) };
         config::trace_call(true, input.len());
         if !d.typed && !input.is_empty() {
             d.typed = true;
             z.data_type = data_type_of(input);
         }
         let st = d.s.deflate(input, output, fl);
-        // SAFETY: consumed <= avail_in and produced <= avail_out, so both stay in bounds.
-        unsafe {
-            z.next_in = z.next_in.add(st.consumed);
-            z.next_out = z.next_out.add(st.produced);
-        }
-        z.avail_in -= st.consumed as c_uint;
-        z.avail_out -= st.produced as c_uint;
-        z.total_in += st.consumed as c_ulong;
-        z.total_out += st.produced as c_ulong;
+        advance(z, st.consumed, st.produced);
         // zlib leaves strm->adler alone for raw streams (gzappend keeps its CRC there).
         if d.s.format != Format::Raw {
             z.adler = d.s.check as c_ulong;

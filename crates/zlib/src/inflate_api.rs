@@ -298,18 +298,8 @@ pub unsafe extern "C" fn inflate(strm: *mut z_stream, flush: c_int) -> c_int {
         if z.next_out.is_null() || (z.next_in.is_null() && z.avail_in != 0) {
             return Z_STREAM_ERROR;
         }
-        let input: &[u8] = if z.avail_in == 0 || z.next_in.is_null() {
-            &[]
-        } else {
-            // SAFETY: next_in points to avail_in readable bytes.
-            unsafe { core::slice::from_raw_parts(z.next_in, z.avail_in as usize) }
-        };
-        let output: &mut [u8] = if z.avail_out == 0 {
-            &mut []
-        } else {
-            // SAFETY: next_out points to avail_out writable bytes, disjoint from the input.
-            unsafe { core::slice::from_raw_parts_mut(z.next_out, z.avail_out as usize) }
-        };
+        // SAFETY: zlib's contract on the stream's buffers.
+        let (input, output) = unsafe { io_slices(z) };
         config::trace_call(false, input.len());
         if !st.ensure(input) {
             return Z_BUF_ERROR;
@@ -336,17 +326,7 @@ pub unsafe extern "C" fn inflate(strm: *mut z_stream, flush: c_int) -> c_int {
                 (consumed.min(input.len()), 0, Z_DATA_ERROR)
             }
         };
-        // SAFETY: consumed <= avail_in and produced <= avail_out.
-        unsafe {
-            if consumed > 0 {
-                z.next_in = z.next_in.add(consumed);
-            }
-            z.next_out = z.next_out.add(produced);
-        }
-        z.avail_in -= consumed as c_uint;
-        z.avail_out -= produced as c_uint;
-        z.total_in += consumed as c_ulong;
-        z.total_out += produced as c_ulong;
+        advance(z, consumed, produced);
         st.fill_head();
         let inf = st.inf.as_ref().expect("decoder created");
         if code != Z_NEED_DICT && st.wrap != Wrap::Raw {

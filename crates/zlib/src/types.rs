@@ -189,3 +189,40 @@ pub(crate) unsafe fn state_of<'a, T: ZState>(strm: *mut z_stream) -> Option<&'a 
     // SAFETY: the magic says the state is a T.
     Some(unsafe { &mut *(st as *mut T) })
 }
+
+/// The caller's input and output buffers of a `deflate`/`inflate` call (empty when their
+/// length is 0, whatever the pointer).
+///
+/// # Safety
+/// `next_in`/`avail_in` and `next_out`/`avail_out` must describe valid, disjoint buffers
+/// (zlib's contract); the slices must not outlive them.
+pub(crate) unsafe fn io_slices<'a>(z: &z_stream) -> (&'a [u8], &'a mut [u8]) {
+    let input: &[u8] = if z.avail_in == 0 || z.next_in.is_null() {
+        &[]
+    } else {
+        // SAFETY: next_in points to avail_in readable bytes (caller's contract).
+        unsafe { core::slice::from_raw_parts(z.next_in, z.avail_in as usize) }
+    };
+    let output: &mut [u8] = if z.avail_out == 0 || z.next_out.is_null() {
+        &mut []
+    } else {
+        // SAFETY: next_out points to avail_out writable bytes, disjoint from the input.
+        unsafe { core::slice::from_raw_parts_mut(z.next_out, z.avail_out as usize) }
+    };
+    (input, output)
+}
+
+/// Moves the stream past `consumed` input and `produced` output bytes, as zlib does after a
+/// call (`next_*`, `avail_*`, `total_*`).
+pub(crate) fn advance(z: &mut z_stream, consumed: usize, produced: usize) {
+    if consumed > 0 {
+        z.next_in = z.next_in.wrapping_add(consumed);
+    }
+    if produced > 0 {
+        z.next_out = z.next_out.wrapping_add(produced);
+    }
+    z.avail_in -= consumed as c_uint;
+    z.avail_out -= produced as c_uint;
+    z.total_in += consumed as c_ulong;
+    z.total_out += produced as c_ulong;
+}
