@@ -248,11 +248,8 @@ pub unsafe extern "C" fn deflateEnd(strm: *mut z_stream) -> c_int {
             return Z_STREAM_ERROR;
         };
         let busy = d.s.started() && !d.s.finished();
-        // SAFETY: the state was created by Box::into_raw in deflateInit2_/deflateCopy and is
-        // dropped exactly once: the pointer is cleared right after.
-        drop(unsafe { Box::from_raw(d as *mut DState) });
-        // SAFETY: strm valid.
-        unsafe { (*strm).state = core::ptr::null_mut() };
+        // SAFETY: the state (just validated) comes from deflateInit2_/deflateCopy.
+        unsafe { free_state::<DState>(strm) };
         if busy {
             Z_DATA_ERROR
         } else {

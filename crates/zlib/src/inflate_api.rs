@@ -352,16 +352,12 @@ pub unsafe extern "C" fn inflate(strm: *mut z_stream, flush: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn inflateEnd(strm: *mut z_stream) -> c_int {
     guard(Z_STREAM_ERROR, || {
-        // SAFETY: validated by state().
-        let Some(st) = (unsafe { state(strm) }) else {
-            return Z_STREAM_ERROR;
-        };
-        // SAFETY: created by Box::into_raw in inflateInit2_/inflateCopy; freed once, the
-        // pointer is cleared right after.
-        drop(unsafe { Box::from_raw(st as *mut IState) });
-        // SAFETY: strm valid.
-        unsafe { (*strm).state = core::ptr::null_mut() };
-        Z_OK
+        // SAFETY: zlib's contract on strm; states come from inflateInit2_/inflateCopy.
+        if unsafe { free_state::<IState>(strm) } {
+            Z_OK
+        } else {
+            Z_STREAM_ERROR
+        }
     })
 }
 

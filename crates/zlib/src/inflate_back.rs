@@ -165,14 +165,11 @@ pub unsafe extern "C" fn inflateBack(
 #[export_name = "hz_inflateBackEnd"]
 pub unsafe extern "C" fn inflateBackEnd(strm: *mut z_stream) -> c_int {
     guard(Z_STREAM_ERROR, || {
-        // SAFETY: validated by bstate().
-        let Some(st) = (unsafe { bstate(strm) }) else {
-            return Z_STREAM_ERROR;
-        };
-        // SAFETY: created by Box::into_raw in inflateBackInit_, freed once.
-        drop(unsafe { Box::from_raw(st as *mut BState) });
-        // SAFETY: strm valid.
-        unsafe { (*strm).state = core::ptr::null_mut() };
-        Z_OK
+        // SAFETY: zlib's contract on strm; the state comes from inflateBackInit_.
+        if unsafe { free_state::<BState>(strm) } {
+            Z_OK
+        } else {
+            Z_STREAM_ERROR
+        }
     })
 }

@@ -190,6 +190,25 @@ pub(crate) unsafe fn state_of<'a, T: ZState>(strm: *mut z_stream) -> Option<&'a 
     Some(unsafe { &mut *(st as *mut T) })
 }
 
+/// Frees the `T` behind `strm->state` and clears the pointer (the `*End` functions); false
+/// if `strm` does not hold a live `T`.
+///
+/// # Safety
+/// As [`state_of`]; the state must have been installed with `Box::into_raw`.
+pub(crate) unsafe fn free_state<T: ZState>(strm: *mut z_stream) -> bool {
+    // SAFETY: forwarded contract.
+    let Some(st) = (unsafe { state_of::<T>(strm) }) else {
+        return false;
+    };
+    // SAFETY: our init functions install states with Box::into_raw; the pointer is cleared
+    // right after, so the state is freed exactly once.
+    unsafe {
+        drop(Box::from_raw(st as *mut T));
+        (*strm).state = core::ptr::null_mut();
+    }
+    true
+}
+
 /// The caller's input and output buffers of a `deflate`/`inflate` call (empty when their
 /// length is 0, whatever the pointer).
 ///
