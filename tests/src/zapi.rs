@@ -174,17 +174,7 @@ impl Zlib {
         out: &mut [u8],
         flush: c_int,
     ) -> (c_int, usize, usize) {
-        s.next_in = input.as_ptr();
-        s.avail_in = input.len() as c_uint;
-        s.next_out = out.as_mut_ptr();
-        s.avail_out = out.len() as c_uint;
-        // SAFETY: the stream points at live buffers of the given sizes.
-        let r = unsafe { (self.deflate)(s, flush) };
-        (
-            r,
-            input.len() - s.avail_in as usize,
-            out.len() - s.avail_out as usize,
-        )
+        step(self.deflate, s, input, out, flush)
     }
 
     /// One inflate call; returns (code, consumed, produced).
@@ -195,17 +185,7 @@ impl Zlib {
         out: &mut [u8],
         flush: c_int,
     ) -> (c_int, usize, usize) {
-        s.next_in = input.as_ptr();
-        s.avail_in = input.len() as c_uint;
-        s.next_out = out.as_mut_ptr();
-        s.avail_out = out.len() as c_uint;
-        // SAFETY: as d_step.
-        let r = unsafe { (self.inflate)(s, flush) };
-        (
-            r,
-            input.len() - s.avail_in as usize,
-            out.len() - s.avail_out as usize,
-        )
+        step(self.inflate, s, input, out, flush)
     }
 
     /// Inflates a whole stream with `wbits` in chunks of `chunk` bytes (output in pieces of
@@ -259,4 +239,26 @@ impl Zlib {
         unsafe { (self.inflate_end)(&mut *s) };
         (code, out, data.len() - pos)
     }
+}
+
+/// Points the stream at `input` and `out`, calls `f` (deflate or inflate) with `flush`, and
+/// returns (code, consumed, produced).
+fn step(
+    f: unsafe extern "C" fn(Strm, c_int) -> c_int,
+    s: &mut ZStream,
+    input: &[u8],
+    out: &mut [u8],
+    flush: c_int,
+) -> (c_int, usize, usize) {
+    s.next_in = input.as_ptr();
+    s.avail_in = input.len() as c_uint;
+    s.next_out = out.as_mut_ptr();
+    s.avail_out = out.len() as c_uint;
+    // SAFETY: the stream points at live buffers of the given sizes.
+    let r = unsafe { f(s, flush) };
+    (
+        r,
+        input.len() - s.avail_in as usize,
+        out.len() - s.avail_out as usize,
+    )
 }

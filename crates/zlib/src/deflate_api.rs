@@ -40,17 +40,8 @@ impl ZState for DState {
     const MAGIC: u32 = MAGIC;
 }
 
-/// Sets `strm->msg` to zlib's text for `code` and returns `code` (zlib's ERR_RETURN).
-///
-/// # Safety
-/// `strm` must point to a valid `z_stream`.
-pub(crate) unsafe fn err_return(strm: *mut z_stream, code: c_int) -> c_int {
-    // SAFETY: caller guarantees strm is valid.
-    unsafe { (*strm).msg = error_message(code).as_ptr() };
-    code
-}
-
-fn strategy_of(s: c_int) -> Option<Strategy> {
+/// zlib's strategy constant as the engine's, if valid (also used by the gz* functions).
+pub(crate) fn strategy_of(s: c_int) -> Option<Strategy> {
     Some(match s {
         Z_DEFAULT_STRATEGY => Strategy::Default,
         Z_FILTERED => Strategy::Filtered,

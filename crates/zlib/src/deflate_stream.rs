@@ -42,6 +42,19 @@ enum Mode {
     Done,
 }
 
+/// Moves queued output (`queue[*qpos..]`) into `output[*produced..]`; the queue is emptied
+/// once delivered, so it never holds more than what the caller has not taken yet.
+fn drain_queue(queue: &mut Vec<u8>, qpos: &mut usize, output: &mut [u8], produced: &mut usize) {
+    let n = (queue.len() - *qpos).min(output.len() - *produced);
+    output[*produced..*produced + n].copy_from_slice(&queue[*qpos..*qpos + n]);
+    *qpos += n;
+    *produced += n;
+    if *qpos == queue.len() {
+        queue.clear();
+        *qpos = 0;
+    }
+}
+
 /// What one [`DeflateStream::deflate`] call did.
 pub struct Step {
     pub consumed: usize,
@@ -204,14 +217,7 @@ impl DeflateStream {
     }
 
     fn drain(&mut self, output: &mut [u8], produced: &mut usize) {
-        let n = self.pending_queue().min(output.len() - *produced);
-        output[*produced..*produced + n].copy_from_slice(&self.queue[self.qpos..self.qpos + n]);
-        self.qpos += n;
-        *produced += n;
-        if self.qpos == self.queue.len() {
-            self.queue.clear();
-            self.qpos = 0;
-        }
+        drain_queue(&mut self.queue, &mut self.qpos, output, produced);
     }
 
     /// zlib's `deflate()`: the caller has checked the pointers; `output` is not empty.
@@ -342,13 +348,7 @@ impl DeflateStream {
                 let n = (input.len() - st.consumed).min(block);
                 pd.write(&input[st.consumed..st.consumed + n], &mut self.queue);
                 st.consumed += n;
-                let room = output.len() - st.produced;
-                let q = self.queue.len() - self.qpos;
-                let k = q.min(room);
-                output[st.produced..st.produced + k]
-                    .copy_from_slice(&self.queue[self.qpos..self.qpos + k]);
-                self.qpos += k;
-                st.produced += k;
+                drain_queue(&mut self.queue, &mut self.qpos, output, &mut st.produced);
             }
             if st.consumed == input.len() {
                 match flush {

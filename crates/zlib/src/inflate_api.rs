@@ -8,7 +8,6 @@ use hyperz_engine::inflate::{ErrorKind, InflateError, Inflater, StreamState};
 use hyperz_engine::{Format, GzipHeader};
 
 use crate::config;
-use crate::deflate_api::err_return;
 use crate::pool;
 use crate::types::*;
 
@@ -38,8 +37,6 @@ pub struct IState {
     verify: bool,
     /// Bytes of the 00 00 ff ff pattern matched so far by `inflateSync`.
     sync_have: usize,
-    /// Error message of the last failure (zlib's strings, NUL-terminated).
-    msg: Vec<u8>,
 }
 
 impl Drop for IState {
@@ -129,7 +126,6 @@ impl IState {
             head_filled: false,
             verify: true,
             sync_have: 0,
-            msg: Vec::new(),
         }
     }
 
@@ -165,7 +161,6 @@ impl IState {
         }
         self.head_filled = false;
         self.sync_have = 0;
-        self.msg.clear();
         if !self.head.is_null() {
             // SAFETY: the caller keeps the header structure valid while the stream uses it.
             unsafe { (*self.head).done = 0 };
@@ -613,7 +608,6 @@ pub unsafe extern "C" fn inflateCopy(dest: *mut z_stream, source: *mut z_stream)
             head_filled: st.head_filled,
             verify: st.verify,
             sync_have: st.sync_have,
-            msg: st.msg.clone(),
         });
         // SAFETY: both are z_streams; zlib copies the struct, then installs the new state.
         unsafe {
@@ -727,13 +721,4 @@ pub unsafe extern "C" fn inflateUndermine(strm: *mut z_stream, _subvert: c_int) 
             None => Z_STREAM_ERROR,
         }
     })
-}
-
-/// Sets `strm->msg` for an error code from a helper (used by inflateBack).
-///
-/// # Safety
-/// `strm` must be valid.
-pub(crate) unsafe fn fail(strm: *mut z_stream, code: c_int) -> c_int {
-    // SAFETY: forwarded.
-    unsafe { err_return(strm, code) }
 }

@@ -5,7 +5,6 @@ use core::ffi::{c_char, c_int, c_uint, c_void};
 use hyperz_engine::inflate::{Inflater, StreamState};
 use hyperz_engine::Format;
 
-use crate::inflate_api::fail;
 use crate::types::*;
 
 const MAGIC: u32 = 0x687a_6962; // "hzib"
@@ -152,7 +151,7 @@ pub unsafe extern "C" fn inflateBack(
         z.avail_in = have as c_uint;
         if code == Z_DATA_ERROR {
             // SAFETY: strm valid.
-            return unsafe { fail(strm, Z_DATA_ERROR) };
+            return unsafe { err_return(strm, Z_DATA_ERROR) };
         }
         code
     })

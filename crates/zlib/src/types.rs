@@ -245,3 +245,13 @@ pub(crate) fn advance(z: &mut z_stream, consumed: usize, produced: usize) {
     z.total_in += consumed as c_ulong;
     z.total_out += produced as c_ulong;
 }
+
+/// Sets `strm->msg` to zlib's text for `code` and returns `code` (zlib's ERR_RETURN).
+///
+/// # Safety
+/// `strm` must point to a valid `z_stream`.
+pub(crate) unsafe fn err_return(strm: *mut z_stream, code: c_int) -> c_int {
+    // SAFETY: caller guarantees strm is valid.
+    unsafe { (*strm).msg = error_message(code).as_ptr() };
+    code
+}

@@ -16,7 +16,7 @@
 use core::ffi::{c_char, c_int, c_uint};
 use std::ffi::CStr;
 
-use hyperz_engine::deflate::{Params, Strategy};
+use hyperz_engine::deflate::Params;
 use hyperz_engine::inflate::Inflater;
 use hyperz_engine::Format;
 
@@ -461,17 +461,7 @@ pub unsafe extern "C" fn gzclose_w(file: *mut gzFile_s) -> c_int {
     })
 }
 
-/// zlib's strategy constant as the engine's, if valid.
-pub(crate) fn strategy(strategy: c_int) -> Option<Strategy> {
-    Some(match strategy {
-        Z_DEFAULT_STRATEGY => Strategy::Default,
-        Z_FILTERED => Strategy::Filtered,
-        Z_HUFFMAN_ONLY => Strategy::HuffmanOnly,
-        Z_RLE => Strategy::Rle,
-        Z_FIXED => Strategy::Fixed,
-        _ => return None,
-    })
-}
+pub(crate) use crate::deflate_api::strategy_of as strategy;
 
 /// zlib's level (-1 meaning 6) as the engine's, if valid.
 pub(crate) fn level(level: c_int) -> Option<u32> {
