@@ -19,3 +19,23 @@ pub fn prefetch<T>(table: &[T], i: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (table, i);
 }
+
+/// Runs `f`, compiled for BMI2 (shifts and bit extracts that do not touch the flags) when the
+/// CPU has it. `f` must be an `#[inline(always)]` closure over `#[inline(always)]` code for the
+/// BMI2 copy to differ from the plain one; either way the result is the same.
+#[inline(always)]
+pub fn with_bmi2<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU supports BMI2, checked just above.
+        return unsafe { call_bmi2(f) };
+    }
+    f()
+}
+
+/// Calls `f` inside a function compiled with BMI2 enabled, so `f`'s inlined body uses it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn call_bmi2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}

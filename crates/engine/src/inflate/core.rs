@@ -7,13 +7,16 @@
 //! buffer, so the decoder can stop between any two units and resume with the next input piece.
 //! Only a match that does not fit the output space is split (the `Copy` state).
 //!
-//! Optimizations: when at least 16 input bytes and 274 output bytes remain, a fast loop refills
-//! the bit buffer a word at a time (branch-free: `bitcnt |= 56`), decodes several literals per
-//! refill, and copies matches eight bytes at a time into the slack past the output position.
+//! Optimizations: when at least 16 input bytes and 290 output bytes remain, a fast loop refills
+//! the bit buffer a word at a time (branch-free: `bitcnt |= 56`), looks up each symbol's table
+//! entry while the previous one is still being handled, decodes up to three literals per
+//! refill, consumes a symbol and its extra bits with one shift, and copies matches in whole
+//! words into the slack past the output position (`copy.rs`).
 //! The fast loop gives back whole unread bytes on exit so the slow path never holds more than
 //! seven bits, which is what lets a stream end exactly at its last byte.
 #![forbid(unsafe_code)]
 
+use super::copy::{self, copy_match};
 use super::error::ErrorKind;
 use super::huffman::{self as hf, Alphabet};
 
@@ -22,8 +25,8 @@ const CL_ORDER: [usize; 19] = [
     16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
 ];
 
-/// Output slack the fast loop needs: a maximal match plus one 8-byte overshoot.
-const FAST_OUT: usize = 258 + 16;
+/// Output slack the fast loop needs: a maximal match plus the copy's overshoot.
+const FAST_OUT: usize = 258 + copy::SLACK;
 /// Input the fast loop needs for an unconditional 8-byte refill.
 const FAST_IN: usize = 16;
 
@@ -232,7 +235,7 @@ impl Core {
     fn lookup(table: &[u32], pbits: u32, bits: u64, avail: u32) -> Option<(u32, u32)> {
         let e = table[(bits & ((1 << pbits) - 1)) as usize];
         if hf::e_kind(e) == hf::SUB {
-            let sb = hf::e_extra(e);
+            let sb = hf::e_sub_bits(e);
             let s = table[hf::e_value(e) as usize + ((bits >> pbits) & ((1 << sb) - 1)) as usize];
             let n = pbits + hf::e_len(s);
             (n <= avail).then_some((s, n))
@@ -512,7 +515,34 @@ impl Core {
     }
 
     /// The fast loop: requires `FAST_IN` input and `FAST_OUT` output bytes at every step.
+    ///
+    /// Each iteration starts with a refill to at least 56 bits and holds the literal/length
+    /// entry for the next symbol, looked up ahead (the lookup's latency overlaps the previous
+    /// symbol's work). A literal, a length and a distance each leave the buffer with one shift
+    /// that takes the codeword and its extra bits together. Bit budget: after the refill, three
+    /// literals (15 bits each) still leave the 11 bits the next lookup needs; a length (20 bits)
+    /// and a distance (28) can leave fewer, so a match refills again before looking ahead. Two
+    /// refills of at most seven bytes each, each reading eight, stay inside `FAST_IN`.
+    ///
+    /// Compiled twice: for the baseline CPU and, chosen at run time, for BMI2, whose shifts by
+    /// a variable count are one instruction instead of three.
+    #[inline(never)]
     fn fast(
+        &mut self,
+        input: &[u8],
+        ip: &mut usize,
+        out: &mut [u8],
+        op: &mut usize,
+        hist_start: usize,
+    ) -> Result<(), ErrorKind> {
+        crate::arch::with_bmi2(
+            #[inline(always)]
+            || self.fast_body(input, ip, out, op, hist_start),
+        )
+    }
+
+    #[inline(always)]
+    fn fast_body(
         &mut self,
         input: &[u8],
         ip: &mut usize,
@@ -525,87 +555,116 @@ impl Core {
         let mut pos = *ip;
         let mut o = *op;
         let start_pos = pos;
-        let lmask = (1u64 << hf::LITLEN_BITS) - 1;
-        let dmask = (1u64 << hf::DIST_BITS) - 1;
+        const LMASK: u64 = (1 << hf::LITLEN_BITS) - 1;
+        const DMASK: u64 = (1 << hf::DIST_BITS) - 1;
         let mut result = Ok(());
         let mut ended = false;
         let (lt, dt) = self.tables();
         // Primary tables always have 2^bits entries; saying so lets the compiler drop the
         // bounds checks of the masked primary lookups below.
         assert!(lt.len() >= 1 << hf::LITLEN_BITS && dt.len() >= 1 << hf::DIST_BITS);
+        // Fills the bit buffer to 56..=63 bits from `input[pos..pos + 8]` and advances `pos` by
+        // the whole bytes taken (bits past `bitcnt` are the following input, or zero).
+        macro_rules! refill {
+            () => {
+                let w = u64::from_le_bytes(input[pos..pos + 8].try_into().unwrap());
+                bitbuf |= w << bitcnt;
+                pos += ((63 - bitcnt) >> 3) as usize;
+                bitcnt |= 56;
+            };
+        }
+        // Consumes entry `$e`'s codeword and extra bits; yields its base plus the extra bits.
+        macro_rules! consume {
+            ($e:expr) => {{
+                let saved = bitbuf;
+                let total = hf::e_total($e);
+                bitbuf >>= total;
+                bitcnt -= total;
+                hf::e_value($e) + ((saved & ((1u64 << total) - 1)) >> hf::e_len($e)) as u32
+            }};
+        }
+        if !(input.len() - pos >= FAST_IN && out.len() - o >= FAST_OUT) {
+            return Ok(());
+        }
+        refill!();
+        let mut e = lt[(bitbuf & LMASK) as usize];
         while input.len() - pos >= FAST_IN && out.len() - o >= FAST_OUT {
-            // Refill to 56..63 bits.
-            let w = u64::from_le_bytes(input[pos..pos + 8].try_into().unwrap());
-            bitbuf |= w << bitcnt;
-            pos += ((63 - bitcnt) >> 3) as usize;
-            bitcnt |= 56;
-
-            let mut e = lt[(bitbuf & lmask) as usize];
-            if hf::e_kind(e) == hf::SUB {
-                bitbuf >>= hf::LITLEN_BITS;
-                bitcnt -= hf::LITLEN_BITS;
-                let sb = hf::e_extra(e);
-                e = lt[hf::e_value(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
-            }
-            let n = hf::e_len(e);
-            bitbuf >>= n;
-            bitcnt -= n;
-            match hf::e_kind(e) {
-                hf::LIT => {
-                    out[o] = hf::e_value(e) as u8;
+            // Here `e` is the entry for the next symbol and `bitcnt >= LITLEN_BITS`.
+            refill!();
+            if e & hf::LITERAL != 0 {
+                // Up to three literals, each taking at most 11 of the 56 bits.
+                bitbuf >>= hf::e_total(e);
+                bitcnt -= hf::e_total(e);
+                out[o] = (e >> 16) as u8;
+                o += 1;
+                e = lt[(bitbuf & LMASK) as usize];
+                if e & hf::LITERAL != 0 {
+                    bitbuf >>= hf::e_total(e);
+                    bitcnt -= hf::e_total(e);
+                    out[o] = (e >> 16) as u8;
                     o += 1;
-                    // Up to two more literals without a refill (each <= 15 bits).
-                    for _ in 0..2 {
-                        let e2 = lt[(bitbuf & lmask) as usize];
-                        if hf::e_kind(e2) != hf::LIT || bitcnt < 15 {
-                            break;
-                        }
-                        let n2 = hf::e_len(e2);
-                        bitbuf >>= n2;
-                        bitcnt -= n2;
-                        out[o] = hf::e_value(e2) as u8;
+                    e = lt[(bitbuf & LMASK) as usize];
+                    if e & hf::LITERAL != 0 {
+                        bitbuf >>= hf::e_total(e);
+                        bitcnt -= hf::e_total(e);
+                        out[o] = (e >> 16) as u8;
                         o += 1;
+                        e = lt[(bitbuf & LMASK) as usize];
                     }
                 }
-                hf::LEN => {
-                    let x = hf::e_extra(e);
-                    let len = hf::e_value(e) as usize + (bitbuf & ((1 << x) - 1)) as usize;
-                    bitbuf >>= x;
-                    bitcnt -= x;
-                    let mut d = dt[(bitbuf & dmask) as usize];
-                    if hf::e_kind(d) == hf::SUB {
-                        bitbuf >>= hf::DIST_BITS;
-                        bitcnt -= hf::DIST_BITS;
-                        let sb = hf::e_extra(d);
-                        d = dt[hf::e_value(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+                continue;
+            }
+            if e & hf::EXCEPTIONAL != 0 {
+                if hf::e_kind(e) == hf::SUB {
+                    bitbuf >>= hf::LITLEN_BITS;
+                    bitcnt -= hf::LITLEN_BITS;
+                    let sb = hf::e_sub_bits(e);
+                    e = lt[hf::e_value(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+                    if e & hf::LITERAL != 0 {
+                        bitbuf >>= hf::e_total(e);
+                        bitcnt -= hf::e_total(e);
+                        out[o] = (e >> 16) as u8;
+                        o += 1;
+                        e = lt[(bitbuf & LMASK) as usize];
+                        continue;
                     }
-                    if hf::e_kind(d) != hf::DIST {
-                        result = Err(ErrorKind::InvalidSymbol);
-                        break;
-                    }
-                    let dn = hf::e_len(d);
-                    bitbuf >>= dn;
-                    bitcnt -= dn;
-                    let dx = hf::e_extra(d);
-                    let dist = hf::e_value(d) as usize + (bitbuf & ((1 << dx) - 1)) as usize;
-                    bitbuf >>= dx;
-                    bitcnt -= dx;
-                    if dist > o - hist_start {
-                        result = Err(ErrorKind::DistanceTooFar);
-                        break;
-                    }
-                    copy_match(out, o, dist, len);
-                    o += len;
                 }
-                hf::EOB => {
-                    ended = true;
+                match hf::e_kind(e) {
+                    hf::EOB => {
+                        bitbuf >>= hf::e_total(e);
+                        bitcnt -= hf::e_total(e);
+                        ended = true;
+                    }
+                    hf::LEN => {}
+                    _ => result = Err(ErrorKind::InvalidSymbol),
+                }
+                if hf::e_kind(e) != hf::LEN {
                     break;
                 }
-                _ => {
+            }
+            let len = consume!(e) as usize;
+            let mut d = dt[(bitbuf & DMASK) as usize];
+            if d & hf::EXCEPTIONAL != 0 {
+                if hf::e_kind(d) == hf::SUB {
+                    bitbuf >>= hf::DIST_BITS;
+                    bitcnt -= hf::DIST_BITS;
+                    let sb = hf::e_sub_bits(d);
+                    d = dt[hf::e_value(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+                }
+                if hf::e_kind(d) != hf::DIST {
                     result = Err(ErrorKind::InvalidSymbol);
                     break;
                 }
             }
+            let dist = consume!(d) as usize;
+            if dist > o - hist_start {
+                result = Err(ErrorKind::DistanceTooFar);
+                break;
+            }
+            refill!();
+            e = lt[(bitbuf & LMASK) as usize];
+            copy_match(out, o, dist, len);
+            o += len;
         }
         // Give back whole bytes read ahead in this run, so at most 7 bits stay buffered.
         let back = ((bitcnt >> 3) as usize).min(pos - start_pos);
@@ -624,48 +683,5 @@ impl Core {
             self.state = State::BlockHeader;
         }
         result
-    }
-}
-
-/// Copies a `len`-byte match from `dist` bytes back; may write up to 15 bytes past `o + len`
-/// (the fast loop guarantees the slack).
-#[inline(always)]
-fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
-    let src = o - dist;
-    if dist >= 16 {
-        let (mut s, mut d) = (src, o);
-        let end = o + len;
-        while d < end {
-            let chunk: [u8; 16] = out[s..s + 16].try_into().unwrap();
-            out[d..d + 16].copy_from_slice(&chunk);
-            s += 16;
-            d += 16;
-        }
-    } else if dist >= 8 {
-        let (mut s, mut d) = (src, o);
-        let end = o + len;
-        while d < end {
-            let chunk: [u8; 8] = out[s..s + 8].try_into().unwrap();
-            out[d..d + 8].copy_from_slice(&chunk);
-            s += 8;
-            d += 8;
-        }
-    } else if dist == 1 {
-        let b = out[src];
-        out[o..o + len].fill(b);
-    } else {
-        // Short periods: write the first whole periods reaching eight bytes byte by byte, then
-        // copy eight bytes at a time from that many periods back (the data repeats with it).
-        let period = dist * 8usize.div_ceil(dist);
-        let head = period.min(len);
-        for k in 0..head {
-            out[o + k] = out[src + k];
-        }
-        let (mut d, end) = (o + head, o + len);
-        while d < end {
-            let chunk: [u8; 8] = out[d - period..d - period + 8].try_into().unwrap();
-            out[d..d + 8].copy_from_slice(&chunk);
-            d += 8;
-        }
     }
 }

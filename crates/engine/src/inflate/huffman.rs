@@ -1,11 +1,19 @@
 //! Decode tables for canonical Huffman codes, with zlib's acceptance rules.
 //!
 //! A table is a primary array indexed by the next `pbits` input bits (LSB-first, as DEFLATE
-//! packs codes), plus subtables for longer codes. Each `u32` entry packs
-//! `value << 16 | extra << 8 | kind << 4 | len`: `len` is the bits the entry consumes (for a
-//! subtable pointer: `pbits`), `extra` the extra-bit count of a length or distance (for a
-//! pointer: the subtable's index bits), `value` the literal, base, or subtable start.
-//! Unassigned codewords hold `BAD` entries whose `len` is the full index width, so a decoder
+//! packs codes), plus subtables for longer codes. Each `u32` entry is laid out so the decode loop
+//! needs one shift to consume a symbol together with its extra bits (libdeflate's layout):
+//!
+//! | bits  | symbol entry                                  | subtable pointer        |
+//! |-------|-----------------------------------------------|-------------------------|
+//! | 0-7   | bits consumed: codeword length + extra bits   | `pbits`                 |
+//! | 8-11  | codeword length (the shift to the extra bits) | subtable index bits     |
+//! | 12-14 | kind                                          | `SUB`                   |
+//! | 15    | `EXCEPTIONAL`: end of block or invalid        | `EXCEPTIONAL`           |
+//! | 16-30 | literal, length or distance base              | subtable start          |
+//! | 31    | `LITERAL` (a sign test in the decode loop)    | 0                       |
+//!
+//! Unassigned codewords hold `BAD` entries whose length is the full index width, so a decoder
 //! that lacks bits asks for more before it reports an invalid code.
 #![forbid(unsafe_code)]
 
@@ -53,25 +61,50 @@ pub enum Alphabet {
     Dist,
 }
 
+/// Set in literal entries.
+pub const LITERAL: u32 = 1 << 31;
+/// Set in end-of-block, subtable-pointer and invalid entries: the decode loop's rare cases.
+pub const EXCEPTIONAL: u32 = 1 << 15;
+
+/// An entry: `len` is the codeword length (for `SUB`: the primary index bits), `extra` the extra
+/// bits of a length or distance (for `SUB`: the subtable index bits).
 #[inline(always)]
 pub const fn entry(value: u32, extra: u32, kind: u32, len: u32) -> u32 {
-    (value << 16) | (extra << 8) | (kind << 4) | len
+    let head = (value << 16) | (kind << 12);
+    match kind {
+        SUB => head | EXCEPTIONAL | (extra << 8) | len,
+        LIT => head | LITERAL | (len << 8) | len,
+        EOB | BAD => head | EXCEPTIONAL | (len << 8) | len,
+        _ => head | (len << 8) | (len + extra),
+    }
 }
+/// Bits a symbol entry consumes with its extra bits (a subtable pointer: the primary bits).
+#[inline(always)]
+pub const fn e_total(e: u32) -> u32 {
+    e & 0xff
+}
+/// The codeword length of a symbol entry.
 #[inline(always)]
 pub const fn e_len(e: u32) -> u32 {
-    e & 15
+    (e >> 8) & 15
+}
+/// The subtable index bits of a `SUB` entry.
+#[inline(always)]
+pub const fn e_sub_bits(e: u32) -> u32 {
+    (e >> 8) & 15
 }
 #[inline(always)]
 pub const fn e_kind(e: u32) -> u32 {
-    (e >> 4) & 15
+    (e >> 12) & 7
 }
+/// The extra-bit count of a length or distance entry.
 #[inline(always)]
 pub const fn e_extra(e: u32) -> u32 {
-    (e >> 8) & 255
+    e_total(e) - e_len(e)
 }
 #[inline(always)]
 pub const fn e_value(e: u32) -> u32 {
-    e >> 16
+    (e >> 16) & 0x7fff
 }
 
 fn symbol_entry(alpha: Alphabet, sym: usize, len: u32) -> u32 {

@@ -6,9 +6,12 @@
 //! - streaming: [`Inflater`], resumable with input and output in pieces of any size.
 //!
 //! Every error is an [`InflateError`]: a precise [`ErrorKind`] and the input byte offset.
-#![forbid(unsafe_code)]
+//!
+//! Every file here forbids `unsafe` except `copy.rs`, the match-copy primitive.
+#![deny(unsafe_code)]
 
 mod container;
+mod copy;
 mod core;
 mod error;
 mod huffman;
