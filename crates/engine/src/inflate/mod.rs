@@ -178,9 +178,22 @@ impl Decompressor {
         let alloc_end = limit_end.saturating_add(1);
         self.core.reset();
         let mut op = out.len();
+        // The first piece of output space: what the caller reserved, else a guess from the
+        // input size (zeroing far more than a small stream needs would cost more than decoding
+        // it); then doubling.
+        let first = out
+            .capacity()
+            .max(op + (input.len() * 4).clamp(1 << 12, 1 << 18));
+        let mut grown = false;
         loop {
             if out.len() - op < 1 << 16 {
-                let want = (out.len() * 2).max(op + (1 << 18)).min(alloc_end);
+                let want = if grown {
+                    (out.len() * 2).max(op + (1 << 18))
+                } else {
+                    first
+                }
+                .min(alloc_end);
+                grown = true;
                 if want > out.len() {
                     out.resize(want, 0);
                 }
