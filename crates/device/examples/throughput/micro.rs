@@ -106,8 +106,121 @@ impl Series {
     }
 }
 
+/// Parses a size like `4K`, `16M` or `65536`.
+fn parse_size(s: &str) -> Option<usize> {
+    let (num, shift) = match s.as_bytes().last()? {
+        b'K' | b'k' => (&s[..s.len() - 1], 10),
+        b'M' | b'm' => (&s[..s.len() - 1], 20),
+        _ => (s, 0),
+    };
+    num.parse::<usize>().ok().map(|n| n << shift)
+}
+
+const HELP: &str = "\
+options:
+  [out.png]                 chart file (default device-throughput.png)
+  --codec engine|zlib|store the device's codec (default engine)
+  --decode                  decompression only: 1 and 2 engines against the codec called
+                            directly, runs interleaved (A/B/C, repeated) for noisy machines
+  --sizes 4K,16M,64M        sizes for --decode (default 4K,16M,64M; at most 64M)
+  --rounds N                interleaved rounds for --decode, best of each (default 7)
+  --help                    this text";
+
+/// Decompression only, the series interleaved round by round so slow drifts of a noisy machine
+/// hit every series alike: 1 engine, 2 engines and the codec called directly on this thread.
+fn run_decode(args: &[String], data: &[u8], codec: Arc<dyn Codec>) {
+    let opt = |name: &str| args.windows(2).find(|w| w[0] == name).map(|w| w[1].clone());
+    let sizes: Vec<usize> = opt("--sizes")
+        .unwrap_or("4K,16M,64M".into())
+        .split(',')
+        .map(|s| parse_size(s).expect("--sizes: like 4K,16M,64M"))
+        .map(|n| n.min(data.len()))
+        .collect();
+    let rounds: usize = opt("--rounds").map_or(7, |r| r.parse().expect("--rounds N"));
+    let devices: Vec<Device> = [1, 2]
+        .iter()
+        .map(|&e| {
+            Device::new(DeviceConfig {
+                codec: Some(codec.clone()),
+                ..DeviceConfig::with_engines(e)
+            })
+        })
+        .collect();
+    println!(
+        "decode only, codec {}, level {LEVEL}, best of {rounds} interleaved rounds (MB/s)",
+        codec.name()
+    );
+    println!(
+        "{:>10} {:>9} {:>9} {:>9} {:>10} {:>10}",
+        "size", "1 eng D", "2 eng D", "direct D", "2eng/1eng", "1eng/dir"
+    );
+    for &n in &sizes {
+        let buf = &data[..n];
+        let ind = devices[0].compress_independent(LEVEL, buf);
+        for d in &devices {
+            assert_eq!(d.decompress(Format::Gzip, &ind).unwrap(), buf);
+        }
+        // The codec on this thread, member by member. Members go through a scratch buffer:
+        // appending member after member to one unbounded buffer makes hyperz-engine re-zero
+        // the whole buffer at each member start (quadratic), which is not what is measured here.
+        let direct = || {
+            let (mut out, mut scratch) = (Vec::new(), Vec::new());
+            let mut pos = 0;
+            while pos < ind.len() {
+                scratch.clear();
+                pos += codec
+                    .decompress_member(Format::Gzip, &ind[pos..], &mut scratch, usize::MAX)
+                    .unwrap();
+                if out.is_empty() {
+                    std::mem::swap(&mut out, &mut scratch);
+                } else {
+                    out.extend_from_slice(&scratch);
+                }
+            }
+            out
+        };
+        assert_eq!(direct(), buf);
+        let mut best = [f64::MAX; 3];
+        let once = |f: &mut dyn FnMut()| {
+            let t = Instant::now();
+            let mut reps = 0u32;
+            while t.elapsed() < Duration::from_millis(150) || reps == 0 {
+                f();
+                reps += 1;
+            }
+            t.elapsed().as_secs_f64() / reps as f64
+        };
+        for _ in 0..rounds {
+            for (k, d) in devices.iter().enumerate() {
+                let t = once(&mut || {
+                    drop(std::hint::black_box(
+                        d.decompress(Format::Gzip, &ind).unwrap(),
+                    ))
+                });
+                best[k] = best[k].min(t);
+            }
+            best[2] = best[2].min(once(&mut || drop(std::hint::black_box(direct()))));
+        }
+        let mbps = best.map(|t| n as f64 / t / 1e6);
+        println!(
+            "{:>9}K {:>9.1} {:>9.1} {:>9.1} {:>9.2}x {:>9.2}x",
+            n >> 10,
+            mbps[0],
+            mbps[1],
+            mbps[2],
+            mbps[1] / mbps[0],
+            mbps[0] / mbps[2]
+        );
+    }
+}
+
 /// Runs the benchmark: `args` are `[out.png] [--codec engine|zlib|store]`; `data` is 64 MiB.
+/// `--decode` runs only the interleaved decompression comparison; `--help` lists the options.
 pub fn run(args: &[String], data: Vec<u8>) {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{HELP}");
+        return;
+    }
     let png = args
         .iter()
         .find(|a| a.ends_with(".png"))
@@ -124,6 +237,9 @@ pub fn run(args: &[String], data: Vec<u8>) {
         "zlib" => zl.clone(),
         _ => Arc::new(EngineCodec),
     };
+    if args.iter().any(|a| a == "--decode") {
+        return run_decode(args, &data, codec);
+    }
     let dec_codec = codec.clone();
     let make = |c: &Arc<dyn Codec>| -> Vec<Device> {
         [1, 2]
