@@ -1,8 +1,9 @@
 //! Greedy and lazy parsing over hash chains (levels 2-12 of the chain tiers).
 //!
 //! Greedy takes the longest match found at each position. Lazy (zlib's deflate_slow,
-//! libdeflate's lazy) first looks one position ahead: if the next position has a longer match,
-//! the current byte becomes a literal and the decision is repeated there. Matches of length 3
+//! libdeflate's lazy) first looks one position ahead, with half the search depth: if the next
+//! position has a better match (longer, unless its distance costs many more bits; or as long
+//! and much closer), the current byte becomes a literal and the decision is repeated there. Matches of length 3
 //! further than `TOO_FAR` cost more bits than the three literals they replace and are dropped.
 #![forbid(unsafe_code)]
 
@@ -27,6 +28,11 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
     mf.next = start.saturating_sub(max_dist);
     mf.insert_to(buf, start);
     let accept = |l: usize, d: usize| l >= min && (l > 3 || d <= TOO_FAR);
+    // libdeflate's rule: a longer match is worth a literal unless its distance costs many more
+    // bits; an equally long one only if it is much closer.
+    let bsr = |d: usize| (usize::BITS - 1 - d.leading_zeros()) as i32;
+    let better =
+        |l: usize, d: usize, l2: usize, d2: usize| 4 * (l2 - l) as i32 + bsr(d) - bsr(d2) > 2;
     let mut p = start;
     let mut miss = 0usize;
     while p < end {
@@ -51,10 +57,10 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
         miss = 0;
         if lazy {
             while l < lazy_max && p + 1 < end {
-                // A shallower search suffices to beat an already good match.
-                let dd = if l >= good { depth / 4 } else { depth };
-                let (l2, d2) = mf.find(buf, p + 1, l, dd.max(1), nice, max_dist);
-                if l2 > l && accept(l2, d2) {
+                // A shallower search suffices to beat a match in hand, shallower still a good one.
+                let dd = if l >= good { depth / 4 } else { depth / 2 };
+                let (l2, d2) = mf.find(buf, p + 1, l - 1, dd.max(1), nice, max_dist);
+                if l2 >= l && accept(l2, d2) && better(l, d, l2, d2) {
                     ctx.sb.lit(buf[p]);
                     p += 1;
                     l = l2;
