@@ -68,8 +68,8 @@ pub struct Core {
     bitcnt: u32,
     last: bool,
     fixed: bool,
-    litlen: Vec<u32>,
-    dist: Vec<u32>,
+    /// The block's literal/length and distance codes ([`hf::build_pair`]).
+    codes: Vec<u32>,
     cl: Vec<u32>,
     hlit: usize,
     hdist: usize,
@@ -88,8 +88,7 @@ impl Default for Core {
             bitcnt: 0,
             last: false,
             fixed: false,
-            litlen: Vec::with_capacity(2048),
-            dist: Vec::with_capacity(512),
+            codes: Vec::with_capacity(hf::PAIR_PRIMARY + 512),
             cl: Vec::with_capacity(128),
             hlit: 0,
             hdist: 0,
@@ -126,7 +125,7 @@ impl Core {
 
     /// Entries in the literal/length and distance tables now built.
     pub fn table_entries(&self) -> usize {
-        self.litlen.len() + self.dist.len()
+        self.codes.len()
     }
 
     /// Does not report the next block boundary (the start of a raw stream).
@@ -220,20 +219,20 @@ impl Core {
         v
     }
 
-    fn tables(&self) -> (&[u32], &[u32]) {
+    /// The current block's codes in the [`hf::build_pair`] layout.
+    fn tables(&self) -> &[u32] {
         if self.fixed {
-            let f = hf::fixed_tables();
-            (&f.0, &f.1)
+            hf::fixed_tables()
         } else {
-            (&self.litlen, &self.dist)
+            &self.codes
         }
     }
 
     /// Looks up a symbol at bit offset `at` of `bits`, with `avail` valid bits from `at`.
     /// Returns the entry and the bits it consumes, or None if more bits are needed.
     #[inline(always)]
-    fn lookup(table: &[u32], pbits: u32, bits: u64, avail: u32) -> Option<(u32, u32)> {
-        let e = table[(bits & ((1 << pbits) - 1)) as usize];
+    fn lookup(table: &[u32], base: usize, pbits: u32, bits: u64, avail: u32) -> Option<(u32, u32)> {
+        let e = table[base + (bits & ((1 << pbits) - 1)) as usize];
         if hf::e_kind(e) == hf::SUB {
             let sb = hf::e_sub_bits(e);
             let s = table[hf::e_value(e) as usize + ((bits >> pbits) & ((1 << sb) - 1)) as usize];
@@ -247,9 +246,9 @@ impl Core {
 
     /// Decodes one unit from the bit buffer without consuming it.
     fn try_unit(&self) -> Result<Unit, ErrorKind> {
-        let (lt, dt) = self.tables();
+        let t = self.tables();
         let (bits, avail) = (self.bitbuf, self.bitcnt);
-        let Some((e, n)) = Self::lookup(lt, hf::LITLEN_BITS, bits, avail) else {
+        let Some((e, n)) = Self::lookup(t, 0, hf::LITLEN_BITS, bits, avail) else {
             return Ok(Unit::More);
         };
         match hf::e_kind(e) {
@@ -262,7 +261,8 @@ impl Core {
                 }
                 let len = hf::e_value(e) + ((bits >> n) & ((1 << x) - 1)) as u32;
                 let used = n + x;
-                let Some((d, dn)) = Self::lookup(dt, hf::DIST_BITS, bits >> used, avail - used)
+                let Some((d, dn)) =
+                    Self::lookup(t, hf::DIST_AT, hf::DIST_BITS, bits >> used, avail - used)
                 else {
                     return Ok(Unit::More);
                 };
@@ -378,11 +378,14 @@ impl Core {
                         self.cl_lens[CL_ORDER[i]] = self.take(3) as u8;
                         i += 1;
                     }
+                    self.cl.clear();
+                    self.cl.resize(1 << hf::CODELEN_BITS, 0);
                     hf::build(
                         &self.cl_lens,
                         Alphabet::CodeLen,
                         hf::CODELEN_BITS,
                         &mut self.cl,
+                        0,
                     )?;
                     self.state = State::DynLens { i: 0 };
                 }
@@ -391,9 +394,13 @@ impl Core {
                     while i < total {
                         // A code-length symbol (<= 7 bits) and its repeat bits (<= 7).
                         let sym = loop {
-                            if let Some((e, n)) =
-                                Self::lookup(&self.cl, hf::CODELEN_BITS, self.bitbuf, self.bitcnt)
-                            {
+                            if let Some((e, n)) = Self::lookup(
+                                &self.cl,
+                                0,
+                                hf::CODELEN_BITS,
+                                self.bitbuf,
+                                self.bitcnt,
+                            ) {
                                 if hf::e_kind(e) == hf::BAD {
                                     return Err(ErrorKind::InvalidSymbol);
                                 }
@@ -435,17 +442,10 @@ impl Core {
                     if self.lens[256] == 0 {
                         return Err(ErrorKind::MissingEndOfBlock);
                     }
-                    hf::build(
+                    hf::build_pair(
                         &self.lens[..hlit],
-                        Alphabet::LitLen,
-                        hf::LITLEN_BITS,
-                        &mut self.litlen,
-                    )?;
-                    hf::build(
                         &self.lens[hlit..hlit + hdist],
-                        Alphabet::Dist,
-                        hf::DIST_BITS,
-                        &mut self.dist,
+                        &mut self.codes,
                     )?;
                     self.fixed = false;
                     self.state = State::Codes;
@@ -557,12 +557,13 @@ impl Core {
         let start_pos = pos;
         const LMASK: u64 = (1 << hf::LITLEN_BITS) - 1;
         const DMASK: u64 = (1 << hf::DIST_BITS) - 1;
+        const DIST_AT: usize = hf::DIST_AT;
         let mut result = Ok(());
         let mut ended = false;
-        let (lt, dt) = self.tables();
-        // Primary tables always have 2^bits entries; saying so lets the compiler drop the
-        // bounds checks of the masked primary lookups below.
-        assert!(lt.len() >= 1 << hf::LITLEN_BITS && dt.len() >= 1 << hf::DIST_BITS);
+        let t = self.tables();
+        // Both primary arrays are always there; saying so lets the compiler drop the bounds
+        // checks of the masked primary lookups below.
+        assert!(t.len() >= hf::PAIR_PRIMARY);
         // Fills the bit buffer to 56..=63 bits from `input[pos..pos + 8]` and advances `pos` by
         // the whole bytes taken (bits past `bitcnt` are the following input, or zero).
         macro_rules! refill {
@@ -587,7 +588,7 @@ impl Core {
             return Ok(());
         }
         refill!();
-        let mut e = lt[(bitbuf & LMASK) as usize];
+        let mut e = t[(bitbuf & LMASK) as usize];
         while input.len() - pos >= FAST_IN && out.len() - o >= FAST_OUT {
             // Here `e` is the entry for the next symbol and `bitcnt >= LITLEN_BITS`.
             refill!();
@@ -597,19 +598,19 @@ impl Core {
                 bitcnt -= hf::e_total(e);
                 out[o] = (e >> 16) as u8;
                 o += 1;
-                e = lt[(bitbuf & LMASK) as usize];
+                e = t[(bitbuf & LMASK) as usize];
                 if e & hf::LITERAL != 0 {
                     bitbuf >>= hf::e_total(e);
                     bitcnt -= hf::e_total(e);
                     out[o] = (e >> 16) as u8;
                     o += 1;
-                    e = lt[(bitbuf & LMASK) as usize];
+                    e = t[(bitbuf & LMASK) as usize];
                     if e & hf::LITERAL != 0 {
                         bitbuf >>= hf::e_total(e);
                         bitcnt -= hf::e_total(e);
                         out[o] = (e >> 16) as u8;
                         o += 1;
-                        e = lt[(bitbuf & LMASK) as usize];
+                        e = t[(bitbuf & LMASK) as usize];
                     }
                 }
                 continue;
@@ -619,13 +620,13 @@ impl Core {
                     bitbuf >>= hf::LITLEN_BITS;
                     bitcnt -= hf::LITLEN_BITS;
                     let sb = hf::e_sub_bits(e);
-                    e = lt[hf::e_value(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+                    e = t[hf::e_value(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
                     if e & hf::LITERAL != 0 {
                         bitbuf >>= hf::e_total(e);
                         bitcnt -= hf::e_total(e);
                         out[o] = (e >> 16) as u8;
                         o += 1;
-                        e = lt[(bitbuf & LMASK) as usize];
+                        e = t[(bitbuf & LMASK) as usize];
                         continue;
                     }
                 }
@@ -643,13 +644,13 @@ impl Core {
                 }
             }
             let len = consume!(e) as usize;
-            let mut d = dt[(bitbuf & DMASK) as usize];
+            let mut d = t[DIST_AT + (bitbuf & DMASK) as usize];
             if d & hf::EXCEPTIONAL != 0 {
                 if hf::e_kind(d) == hf::SUB {
                     bitbuf >>= hf::DIST_BITS;
                     bitcnt -= hf::DIST_BITS;
                     let sb = hf::e_sub_bits(d);
-                    d = dt[hf::e_value(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+                    d = t[hf::e_value(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
                 }
                 if hf::e_kind(d) != hf::DIST {
                     result = Err(ErrorKind::InvalidSymbol);
@@ -662,7 +663,7 @@ impl Core {
                 break;
             }
             refill!();
-            e = lt[(bitbuf & LMASK) as usize];
+            e = t[(bitbuf & LMASK) as usize];
             copy_match(out, o, dist, len);
             o += len;
         }

@@ -128,7 +128,9 @@ fn symbol_entry(alpha: Alphabet, sym: usize, len: u32) -> u32 {
     }
 }
 
-/// Builds the decode table for `lens` into `table` with a primary index of `pbits` bits.
+/// Builds the decode table for `lens` into `table`: the primary array of `2^pbits` entries at
+/// `table[base..]` (which must exist), subtables appended at the end of `table`. Subtable
+/// pointers hold absolute indices, so several codes can share one `Vec` (see [`build_pair`]).
 ///
 /// Rejects over-subscribed sets, and incomplete sets except where zlib accepts them: an empty
 /// set, or a literal/length or distance set whose only code has length 1.
@@ -137,6 +139,7 @@ pub fn build(
     alpha: Alphabet,
     pbits: u32,
     table: &mut Vec<u32>,
+    base: usize,
 ) -> Result<(), ErrorKind> {
     let mut count = [0u16; 16];
     for &l in lens {
@@ -158,8 +161,8 @@ pub fn build(
     if left > 0 && max != 0 && (alpha == Alphabet::CodeLen || max != 1) {
         return Err(ErrorKind::IncompleteCodes);
     }
-    table.clear();
-    table.resize(1 << pbits, entry(0, 0, BAD, pbits));
+    let prim_len = 1usize << pbits;
+    table[base..base + prim_len].fill(entry(0, 0, BAD, pbits));
     if max == 0 {
         return Ok(());
     }
@@ -184,9 +187,8 @@ pub fn build(
     // instead of strided stores).
     let mut cw = 0u32; // the next canonical codeword, bit-reversed
     let mut i = 0usize;
-    let prim_len = 1usize << pbits;
     {
-        let prim = &mut table[..prim_len];
+        let prim = &mut table[base..base + prim_len];
         for len in 1..=pbits {
             for _ in 0..count[len as usize] {
                 prim[cw as usize & (prim_len - 1)] = symbol_entry(alpha, sorted[i] as usize, len);
@@ -222,8 +224,8 @@ pub fn build(
     }
     for &(sym, l, rev) in &longs[..n] {
         let l = l as u32;
-        let p = (rev & pmask) as usize;
-        let sub_bits = sub_max[p & (sub_max.len() - 1)] as u32 - pbits;
+        let p = base + (rev & pmask) as usize;
+        let sub_bits = sub_max[(p - base) & (sub_max.len() - 1)] as u32 - pbits;
         let start = if e_kind(table[p]) == SUB {
             e_value(table[p]) as usize
         } else {
@@ -265,20 +267,33 @@ pub const DIST_BITS: u32 = 8;
 /// Primary index bits for the code-length code (its codes are at most 7 bits).
 pub const CODELEN_BITS: u32 = 7;
 
-/// The fixed-Huffman tables of RFC 1951 3.2.6, built once.
-pub fn fixed_tables() -> &'static (Vec<u32>, Vec<u32>) {
-    static FIXED: std::sync::OnceLock<(Vec<u32>, Vec<u32>)> = std::sync::OnceLock::new();
+/// Where a [`build_pair`] table's distance primary array starts.
+pub const DIST_AT: usize = 1 << LITLEN_BITS;
+/// Entries of a [`build_pair`] table before its subtables: both primary arrays.
+pub const PAIR_PRIMARY: usize = DIST_AT + (1 << DIST_BITS);
+
+/// Builds the literal/length and distance codes of a block into one table: the literal/length
+/// primary array at 0, the distance primary array at [`DIST_AT`], then both codes' subtables.
+/// One table keeps one pointer live in the decode loop instead of two.
+pub fn build_pair(litlen: &[u8], dist: &[u8], table: &mut Vec<u32>) -> Result<(), ErrorKind> {
+    table.clear();
+    table.resize(PAIR_PRIMARY, 0);
+    build(litlen, Alphabet::LitLen, LITLEN_BITS, table, 0)?;
+    build(dist, Alphabet::Dist, DIST_BITS, table, DIST_AT)
+}
+
+/// The fixed-Huffman tables of RFC 1951 3.2.6 as one [`build_pair`] table, built once.
+pub fn fixed_tables() -> &'static [u32] {
+    static FIXED: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
     FIXED.get_or_init(|| {
         let mut l = [0u8; 288];
         l[..144].fill(8);
         l[144..256].fill(9);
         l[256..280].fill(7);
         l[280..].fill(8);
-        let mut lit = Vec::new();
-        build(&l, Alphabet::LitLen, LITLEN_BITS, &mut lit).expect("fixed code is complete");
-        let mut dist = Vec::new();
-        build(&[5u8; 32], Alphabet::Dist, DIST_BITS, &mut dist).expect("fixed code is complete");
-        (lit, dist)
+        let mut t = Vec::new();
+        build_pair(&l, &[5u8; 32], &mut t).expect("fixed codes are complete");
+        t
     })
 }
 
@@ -288,21 +303,21 @@ mod tests {
 
     #[test]
     fn acceptance_rules() {
-        let mut t = Vec::new();
+        let mut t = vec![0; 512];
         assert_eq!(
-            build(&[1, 1, 1], Alphabet::LitLen, 9, &mut t),
+            build(&[1, 1, 1], Alphabet::LitLen, 9, &mut t, 0),
             Err(ErrorKind::OversubscribedCodes)
         );
         assert_eq!(
-            build(&[2, 2, 2], Alphabet::LitLen, 9, &mut t),
+            build(&[2, 2, 2], Alphabet::LitLen, 9, &mut t, 0),
             Err(ErrorKind::IncompleteCodes)
         );
-        assert_eq!(build(&[1], Alphabet::Dist, 8, &mut t), Ok(()));
+        assert_eq!(build(&[1], Alphabet::Dist, 8, &mut t, 0), Ok(()));
         assert_eq!(
-            build(&[1], Alphabet::CodeLen, 7, &mut t),
+            build(&[1], Alphabet::CodeLen, 7, &mut t, 0),
             Err(ErrorKind::IncompleteCodes)
         );
-        assert_eq!(build(&[0, 0], Alphabet::Dist, 8, &mut t), Ok(()));
+        assert_eq!(build(&[0, 0], Alphabet::Dist, 8, &mut t, 0), Ok(()));
         assert_eq!(e_kind(t[0]), BAD);
     }
 
@@ -311,8 +326,8 @@ mod tests {
         // 2^15 - 1 symbols would be too many; use a skewed complete code: lengths 1..15, 15.
         let mut lens: Vec<u8> = (1..=15).collect();
         lens.push(15);
-        let mut t = Vec::new();
-        build(&lens, Alphabet::CodeLen, 7, &mut t).unwrap();
+        let mut t = vec![0; 128];
+        build(&lens, Alphabet::CodeLen, 7, &mut t, 0).unwrap();
         assert!(t.len() > 128);
     }
 }
