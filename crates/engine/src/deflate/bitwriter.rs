@@ -1,6 +1,10 @@
 //! LSB-first bit writer for DEFLATE. Bits accumulate in a 64-bit register and leave it four
 //! bytes at a time, so one `put` of up to 32 bits costs a shift, an or and (sometimes) a store.
 //! Whole bytes go to `out`; fewer than 32 bits may stay in the register until `flush_bytes`.
+//!
+//! For a block's symbols, [`BitWriter::burst`] gives a [`Burst`]: the output grown once for
+//! the whole block, and after each symbol the register stored as one unconditional 8-byte word
+//! with the cursor advanced by the whole bytes in it (libdeflate's branch-free flush).
 #![forbid(unsafe_code)]
 
 /// Accumulates bits and appends completed bytes to `out`.
@@ -60,5 +64,58 @@ impl BitWriter {
         self.out.clear();
         self.buf = 0;
         self.n = 0;
+    }
+}
+
+impl BitWriter {
+    /// A [`Burst`] that may write up to `max_bytes` bytes. Dropping it settles `out` and the
+    /// register.
+    pub fn burst(&mut self, max_bytes: usize) -> Burst<'_> {
+        self.flush_bytes();
+        let pos = self.out.len();
+        self.out.resize(pos + max_bytes + 8, 0);
+        let (buf, n) = (self.buf, self.n);
+        Burst {
+            w: self,
+            pos,
+            buf,
+            n,
+        }
+    }
+}
+
+/// Bit output with a branch-free flush; see [`BitWriter::burst`].
+pub struct Burst<'a> {
+    w: &'a mut BitWriter,
+    pos: usize,
+    buf: u64,
+    n: u32,
+}
+
+impl Burst<'_> {
+    /// Appends the low `n` bits of `bits`; at most 56 bits between two [`Burst::flush`] calls.
+    #[inline(always)]
+    pub fn add(&mut self, bits: u64, n: u32) {
+        debug_assert!(self.n + n <= 63 && (bits >> n) == 0);
+        self.buf |= bits << self.n;
+        self.n += n;
+    }
+
+    /// Stores the register's whole bytes; fewer than 8 bits remain.
+    #[inline(always)]
+    pub fn flush(&mut self) {
+        self.w.out[self.pos..self.pos + 8].copy_from_slice(&self.buf.to_le_bytes());
+        let k = self.n >> 3;
+        self.pos += k as usize;
+        self.buf >>= k << 3;
+        self.n &= 7;
+    }
+}
+
+impl Drop for Burst<'_> {
+    fn drop(&mut self) {
+        self.w.out.truncate(self.pos);
+        self.w.buf = self.buf;
+        self.w.n = self.n;
     }
 }

@@ -222,31 +222,45 @@ impl Encoder {
         self.dist_codes.resize(30, 0);
         build_codes(&self.lit_lens, &mut self.lit_codes);
         build_codes(&self.dist_lens, &mut self.dist_codes);
-        // Pack (code | extra << len) per symbol so the hot loop does two puts per match.
+        // Per block: each literal's code and length in one word, and each match length's code
+        // with its extra bits already shifted in, so the loop does one lookup per literal or
+        // length. A symbol is at most 15 + 5 + 15 + 13 = 48 bits, one flush each.
         let (lc, ll, dc, dl) = (
             &self.lit_codes,
             &self.lit_lens,
             &self.dist_codes,
             &self.dist_lens,
         );
+        let mut lit = [0u32; 257];
+        for (i, e) in lit.iter_mut().enumerate() {
+            *e = lc[i] as u32 | (ll[i] as u32) << 24;
+        }
+        let mut lens = [0u32; 259];
+        for (len, e) in lens.iter_mut().enumerate().skip(3) {
+            let ls = LEN_SYM[len] as usize;
+            let n = ll[257 + ls] as u32;
+            *e = (lc[257 + ls] as u32 | (len as u32 - LEN_BASE[ls] as u32) << n)
+                | (n + LEN_EXTRA[ls] as u32) << 24;
+        }
+        let mut b = w.burst(sb.syms.len() * 6 + 2);
         for &s in &sb.syms {
             if s & MATCH_FLAG == 0 {
-                w.put(lc[s as usize] as u32, ll[s as usize] as u32);
+                let e = lit[s as usize & 255];
+                b.add((e & 0xff_ffff) as u64, e >> 24);
             } else {
-                let len = (s >> 16) & 0x1ff;
+                let e = lens[((s >> 16) & 0x1ff) as usize];
+                b.add((e & 0xff_ffff) as u64, e >> 24);
                 let dist = s & 0xffff;
                 let dist = if dist == 0 { 32768 } else { dist };
-                let ls = LEN_SYM[len as usize] as usize;
-                let le = LEN_EXTRA[ls] as u32;
-                let bits = lc[257 + ls] as u32 | (len - LEN_BASE[ls] as u32) << ll[257 + ls];
-                w.put(bits, ll[257 + ls] as u32 + le);
                 let ds = dist_sym(dist);
-                let de = DIST_EXTRA[ds] as u32;
-                let bits = dc[ds] as u32 | (dist - DIST_BASE[ds] as u32) << dl[ds];
-                w.put(bits, dl[ds] as u32 + de);
+                let bits = dc[ds] as u64 | ((dist - DIST_BASE[ds] as u32) as u64) << dl[ds];
+                b.add(bits, dl[ds] as u32 + DIST_EXTRA[ds] as u32);
             }
+            b.flush();
         }
-        w.put(lc[256] as u32, ll[256] as u32);
+        let e = lit[256];
+        b.add((e & 0xff_ffff) as u64, e >> 24);
+        b.flush();
     }
 }
 
