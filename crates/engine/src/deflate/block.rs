@@ -24,6 +24,19 @@ pub struct SymBuf {
     pub dist_freq: [u32; 30],
     /// Count of extra bits the matches carry.
     pub extra_bits: u64,
+    /// Symbols since the splitter last looked, by its observation type (see `split.rs`).
+    pub obs: [u32; OBS_TYPES],
+    /// Total of `obs`.
+    pub obs_total: u32,
+}
+
+/// Observation types of the block splitter: eight for literals, short and long matches.
+pub const OBS_TYPES: usize = 10;
+
+/// A literal's observation type: its top two bits and its lowest bit (libdeflate's choice).
+#[inline(always)]
+fn lit_obs(b: u8) -> usize {
+    (((b >> 5) & 6) | (b & 1)) as usize
 }
 
 impl Default for SymBuf {
@@ -33,6 +46,8 @@ impl Default for SymBuf {
             lit_freq: [0; 288],
             dist_freq: [0; 30],
             extra_bits: 0,
+            obs: [0; OBS_TYPES],
+            obs_total: 0,
         }
     }
 }
@@ -44,12 +59,16 @@ impl SymBuf {
         self.lit_freq = [0; 288];
         self.dist_freq = [0; 30];
         self.extra_bits = 0;
+        self.obs = [0; OBS_TYPES];
+        self.obs_total = 0;
     }
     /// Records a literal.
     #[inline(always)]
     pub fn lit(&mut self, b: u8) {
         self.syms.push(b as u32);
         self.lit_freq[b as usize] += 1;
+        self.obs[lit_obs(b)] += 1;
+        self.obs_total += 1;
     }
     /// Records a match (3 <= len <= 258, 1 <= dist <= 32768).
     #[inline(always)]
@@ -61,6 +80,8 @@ impl SymBuf {
         self.lit_freq[257 + ls] += 1;
         self.dist_freq[ds] += 1;
         self.extra_bits += (LEN_EXTRA[ls] + DIST_EXTRA[ds]) as u64;
+        self.obs[8 + (len >= 9) as usize] += 1;
+        self.obs_total += 1;
     }
 }
 

@@ -70,9 +70,11 @@ impl Ctx {
     /// block there if it is full or the splitter sees a change of statistics.
     #[inline(always)]
     pub fn sym_done(&mut self, buf: &[u8], pos: usize) {
-        let n = self.sb.syms.len();
-        if n >= self.max_syms
-            || (n & 511 == 0 && self.split.should_split(&self.sb, pos - self.block_start))
+        if self.sb.syms.len() >= self.max_syms
+            || (self.sb.obs_total >= super::split::WINDOW
+                && self
+                    .split
+                    .should_split(&mut self.sb, pos - self.block_start))
         {
             self.end_block(buf, pos, false);
         }

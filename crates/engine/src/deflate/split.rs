@@ -1,8 +1,9 @@
 //! Block splitting on symbol statistics (the idea of libdeflate's block splitter).
 //!
-//! Every 512 symbols the splitter compares the distribution of the most recent 512 symbols,
-//! bucketed coarsely (libdeflate's observation types: a literal's top two bits and lowest bit,
-//! a short or a long match), with the distribution of the block so far. When the L1 distance of
+//! Every 512 symbols or so the splitter compares the distribution of the symbols since its last
+//! look, counted as they are recorded (`SymBuf::obs`) by libdeflate's observation types (a
+//! literal's top two bits and lowest bit, a short or a long match), with the distribution of
+//! the block so far. When the L1 distance of
 //! the normalised histograms, plus a bias that grows by 1/512 per 4 KiB of block (a long block
 //! has paid for its header many times over), is large, the data has changed character and one
 //! Huffman code would fit both halves badly, so the block ends. Blocks shorter than
@@ -14,57 +15,38 @@
 //! 3.355 (kennedy.xls alone 5.03 -> 5.2, where libdeflate -6 gets 5.17).
 #![forbid(unsafe_code)]
 
-use super::block::{SymBuf, MATCH_FLAG};
+use super::block::{SymBuf, OBS_TYPES};
 
-/// Observation window in symbols.
-const WINDOW: usize = 512;
+/// Symbols between two looks.
+pub const WINDOW: u32 = 512;
 /// Smallest block (in input bytes) the splitter may end: keeps per-block overhead < 0.1 %.
 const MIN_BLOCK_BYTES: usize = 8192;
-/// Number of statistic buckets.
-const NB: usize = 10;
-/// Split threshold on the scaled L1 distance (out of 2 * WINDOW * total); tuned on the corpus.
+/// Split threshold on the scaled L1 distance (out of 2 * window * total); tuned on the corpus.
 const THRESHOLD_PERMILLE: u64 = 175;
 
 /// Running histograms of the open block.
 #[derive(Default, Clone)]
 pub struct Splitter {
-    block: [u32; NB],
+    block: [u32; OBS_TYPES],
     block_total: u32,
-}
-
-fn bucket(s: u32) -> usize {
-    if s & MATCH_FLAG == 0 {
-        (((s >> 5) & 6) | (s & 1)) as usize
-    } else if (s >> 16) & 0x1ff < 9 {
-        8
-    } else {
-        9
-    }
 }
 
 impl Splitter {
     /// Forgets the block statistics.
     pub fn reset(&mut self) {
-        self.block = [0; NB];
+        self.block = [0; OBS_TYPES];
         self.block_total = 0;
     }
 
-    /// Looks at the last `WINDOW` symbols of `sb`; returns whether the block should end before
-    /// them... (they are kept: the split point is the current position).
-    pub fn should_split(&mut self, sb: &SymBuf, block_bytes: usize) -> bool {
-        let n = sb.syms.len();
-        if n < WINDOW {
-            return false;
-        }
-        let mut recent = [0u32; NB];
-        for &s in &sb.syms[n - WINDOW..] {
-            recent[bucket(s)] += 1;
-        }
+    /// Compares the observations `sb` collected since the last look (at least [`WINDOW`]) with
+    /// the block's; returns whether the block should end here. If not, they join the block's.
+    pub fn should_split(&mut self, sb: &mut SymBuf, block_bytes: usize) -> bool {
+        let recent = sb.obs;
+        let w = sb.obs_total as u64;
         let mut split = false;
-        if self.block_total as usize >= 2 * WINDOW && block_bytes >= MIN_BLOCK_BYTES {
+        if self.block_total >= 2 * WINDOW && block_bytes >= MIN_BLOCK_BYTES {
             let t = self.block_total as u64;
-            let w = WINDOW as u64;
-            let dist: u64 = (0..NB)
+            let dist: u64 = (0..OBS_TYPES)
                 .map(|i| (recent[i] as u64 * t).abs_diff(self.block[i] as u64 * w))
                 .sum();
             let bias = (block_bytes as u64 / 4096) * t * 1000;
@@ -74,7 +56,9 @@ impl Splitter {
             for (b, r) in self.block.iter_mut().zip(recent) {
                 *b += r;
             }
-            self.block_total += WINDOW as u32;
+            self.block_total += sb.obs_total;
+            sb.obs = [0; OBS_TYPES];
+            sb.obs_total = 0;
         }
         split
     }
