@@ -1,21 +1,26 @@
 //! Parallel decompression of independent-block gzip streams, in order, with bounded memory.
 //!
 //! Each member's `HZ` subfield gives its total size, so members are split from the headers
-//! alone and decoded on all engines; at most `in_flight` members are outstanding and output is
-//! written in stream order. The recorded uncompressed size is checked against the decoded one.
+//! alone and decoded in parallel; the recorded uncompressed size is checked against the decoded
+//! one. In memory ([`Device::decompress`]) the whole output is allocated once and every member
+//! is decoded into its own slice of it by the caller and helper threads scoped to the call (see
+//! `decompress_indexed`). From a reader ([`Device::decompress_stream`]) members go to the
+//! engines, at most `in_flight` outstanding, and output is written in stream order.
 //! At the first member without the subfield (an ordinary gzip stream, or a foreign member
 //! appended) decoding falls back to sequential, member by member, on the caller's thread.
 //! The same index gives random access: [`Device::decompress_range`] decodes only the members
 //! covering the requested bytes.
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
-use std::sync::Arc;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use hyperz_engine::Format;
 
 use crate::codec::{DecodeError, DecodeErrorKind};
 use crate::container::{self, GZIP_TRAILER_LEN, HZ_HEADER_LEN};
-use crate::device::Device;
+use crate::device::{Device, Shared};
 use crate::handle::JobHandle;
 use crate::job::{decode_all, Job, JobError};
 use crate::parallel::StreamStats;
@@ -71,6 +76,60 @@ pub fn member_index(input: &[u8]) -> Result<Vec<MemberEntry>, DecodeError> {
         raw += s.raw_len as u64;
     }
     Ok(index)
+}
+
+/// Output room a decoder is allowed past a member's recorded size. hyperz-engine decodes in its
+/// fast loop only while 290 bytes of output space remain (a maximal match plus its copy
+/// overshoot) and sizes its buffer by the limit, so with the exact size as limit the last
+/// 290 bytes of every member went through the slow loop: 7% of a 4 KiB member. The recorded
+/// size is still enforced exactly, after decoding.
+const MEMBER_ROOM: usize = 320;
+
+/// Spare capacity when members are decoded onto the end of one buffer, so the room the
+/// decoder takes past the last member does not reallocate the whole output.
+const DECODE_SLACK: usize = MEMBER_ROOM + 64;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Decodes member `m` of `input`, appending exactly its recorded size to `out`. Like a member
+/// job, the bytes after a first gzip member inside `member_len` are decoded as further members
+/// (and then the size cannot match). Errors carry offsets in the whole stream: more output than
+/// recorded is [`DecodeErrorKind::OutputLimit`], less is [`DecodeErrorKind::BadMemberSize`].
+fn decode_member(
+    sh: &Shared,
+    input: &[u8],
+    m: &MemberEntry,
+    out: &mut Vec<u8>,
+) -> Result<(), DecodeError> {
+    let bytes = &input[m.offset as usize..(m.offset + m.member_len as u64) as usize];
+    let (start, raw_len) = (out.len(), m.raw_len as usize);
+    let mut pos = 0;
+    while pos < bytes.len() {
+        pos += sh
+            .codec
+            .decompress_member(Format::Gzip, &bytes[pos..], out, raw_len + MEMBER_ROOM)
+            .map_err(|e| e.shifted(m.offset + pos as u64))?;
+        if out.len() - start > raw_len {
+            return Err(DecodeError::at(
+                DecodeErrorKind::OutputLimit,
+                m.offset + pos as u64,
+            ));
+        }
+    }
+    if out.len() - start != raw_len {
+        return Err(DecodeError::at(DecodeErrorKind::BadMemberSize, m.offset));
+    }
+    Ok(())
+}
+
+/// Keeps the error of the earliest member (`i` is its index).
+fn keep_first(slot: &mut Option<(usize, DecodeError)>, i: usize, e: DecodeError) {
+    match slot {
+        Some((f, _)) if *f < i => {}
+        _ => *slot = Some((i, e)),
+    }
 }
 
 struct Pending {
@@ -198,37 +257,113 @@ impl Device {
         Ok(st)
     }
 
-    /// Decodes a fully indexed independent-block stream into one pre-sized buffer.
+    /// Decodes a fully indexed independent-block stream into one buffer of the recorded size.
+    ///
+    /// With one engine, a single member or less input than the inline threshold, the caller
+    /// decodes the members in order straight onto the end of the output. Otherwise the output
+    /// is allocated whole (zeroed pages from the allocator, faulted in by whichever thread
+    /// writes them) and split into one slice per member; the caller and `engines - 1` helper
+    /// threads, scoped to this call so they may borrow the slices, take members in stream order
+    /// and each copies its decoded member (from a scratch buffer that stays in cache) into its
+    /// slice. No output byte is copied or faulted in by one thread for all, and the caller
+    /// works instead of waiting. A member whose decoder panics is counted as a fault and redone
+    /// on the caller's thread afterwards, where a panic that repeats reaches the caller.
     fn decompress_indexed(
         &self,
         input: &[u8],
         index: &[MemberEntry],
     ) -> Result<Vec<u8>, DecodeError> {
-        // The recorded sizes are untrusted: cap the reservation by DEFLATE's ~1032:1 limit.
+        let sh = &*self.shared;
+        // The recorded sizes are untrusted: beyond DEFLATE's ~1032:1 limit some member lies,
+        // and decoding in order finds the first one without allocating the claimed total.
         let total: u64 = index.iter().map(|m| m.raw_len as u64).sum();
-        let mut out = Vec::with_capacity(total.min(input.len() as u64 * 1032) as usize);
-        let in_flight = self.config().in_flight().max(1);
-        let mut pending: VecDeque<Pending> = VecDeque::new();
-        for m in index {
-            while pending.len() >= in_flight {
-                out.extend_from_slice(&finish_member(pending.pop_front().expect("pending"))?);
+        let plausible = total <= input.len() as u64 * 1032;
+        let workers = sh.cfg.engines.min(index.len());
+        if workers <= 1 || input.len() < sh.cfg.inline_threshold || !plausible {
+            let cap = total.min(input.len() as u64 * 1032) as usize;
+            let mut out = Vec::with_capacity(cap.saturating_add(DECODE_SLACK));
+            for m in index {
+                sh.counters.job(true, m.member_len as usize);
+                decode_member(sh, input, m, &mut out)?;
+                sh.counters.io(m.member_len as usize, m.raw_len as usize);
             }
-            let bytes: Arc<[u8]> =
-                Arc::from(&input[m.offset as usize..(m.offset + m.member_len as u64) as usize]);
-            let handle = self.submit(
-                Job::decompress_member(bytes, m.raw_len as usize),
-                Priority::Normal,
-            );
-            pending.push_back(Pending {
-                handle,
-                offset: m.offset,
-                raw_len: m.raw_len,
-            });
+            return Ok(out);
         }
-        while let Some(p) = pending.pop_front() {
-            out.extend_from_slice(&finish_member(p)?);
+        let mut out = vec![0u8; total as usize];
+        let (mut slices, mut rest) = (Vec::with_capacity(index.len()), &mut out[..]);
+        for m in index {
+            let (slice, tail) = rest.split_at_mut(m.raw_len as usize);
+            slices.push(slice);
+            rest = tail;
         }
-        Ok(out)
+        let work = Mutex::new(index.iter().enumerate().zip(slices));
+        let first_error: Mutex<Option<(usize, DecodeError)>> = Mutex::new(None);
+        let failed = AtomicBool::new(false);
+        let redo = Mutex::new(Vec::new());
+        let worker = || {
+            let mut scratch = Vec::new();
+            while !failed.load(Relaxed) {
+                // Members are taken in stream order, so when one fails every earlier member has
+                // been taken and finishes: the error kept is the first in the stream.
+                let Some(((i, m), slice)) = lock(&work).next() else {
+                    break;
+                };
+                sh.counters.job(true, m.member_len as usize);
+                let r = catch_unwind(AssertUnwindSafe(|| {
+                    scratch.clear();
+                    decode_member(sh, input, m, &mut scratch)
+                }));
+                match r {
+                    Ok(Ok(())) => {
+                        slice.copy_from_slice(&scratch);
+                        sh.counters.io(m.member_len as usize, m.raw_len as usize);
+                    }
+                    Ok(Err(e)) => {
+                        keep_first(&mut lock(&first_error), i, e);
+                        failed.store(true, Relaxed);
+                    }
+                    Err(_) => {
+                        sh.counters.faults.fetch_add(1, Relaxed);
+                        scratch = Vec::new();
+                        lock(&redo).push(i);
+                    }
+                }
+            }
+        };
+        std::thread::scope(|s| {
+            let worker = &worker;
+            for k in 1..workers {
+                let helper = std::thread::Builder::new().name(format!("hyperz-inflate-{k}"));
+                if helper.spawn_scoped(s, worker).is_err() {
+                    break; // out of threads: fewer helpers, the caller takes the rest
+                }
+            }
+            worker();
+        });
+        let mut first_error = first_error.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut redo = redo.into_inner().unwrap_or_else(|e| e.into_inner());
+        redo.sort_unstable();
+        let mut scratch = Vec::new();
+        for i in redo {
+            let m = &index[i];
+            if first_error.as_ref().is_some_and(|(f, _)| *f < i) {
+                break;
+            }
+            sh.counters.retries.fetch_add(1, Relaxed);
+            scratch.clear();
+            match decode_member(sh, input, m, &mut scratch) {
+                Ok(()) => {
+                    let at = m.raw_offset as usize;
+                    out[at..at + scratch.len()].copy_from_slice(&scratch);
+                    sh.counters.io(m.member_len as usize, m.raw_len as usize);
+                }
+                Err(e) => keep_first(&mut first_error, i, e),
+            }
+        }
+        match first_error {
+            Some((_, e)) => Err(e),
+            None => Ok(out),
+        }
     }
 
     /// Decodes `len` uncompressed bytes starting at `offset` of an independent-block stream,

@@ -76,7 +76,9 @@ impl Counters {
 /// A snapshot of a device's counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// Jobs run on the caller's thread (below the inline threshold, or single-engine paths).
+    /// Jobs run on the caller's thread (below the inline threshold, or single-engine paths),
+    /// and the members of an in-memory independent-block decompression, which run on the
+    /// caller's thread and helper threads of the call rather than through the queue.
     pub jobs_inline: u64,
     /// Jobs that went through the queue to an engine.
     pub jobs_queued: u64,

@@ -317,3 +317,103 @@ fn recorded_sizes_bound_member_decoding() {
         .decompress_stream(Format::Gzip, &lie[..], &mut out)
         .is_err());
 }
+
+#[test]
+fn the_first_bad_member_is_reported_for_any_engine_count() {
+    let data = sample(700_000, 11);
+    let comp = Device::new(small_blocks(1)).compress_independent(6, &data);
+    let index = member_index(&comp).unwrap();
+    assert!(index.len() >= 8);
+    // A corrupt body in member 2 and 6, an understated size in member 4.
+    let mut bad = comp.clone();
+    for k in [2, 6] {
+        bad[(index[k].offset + 40) as usize] ^= 1;
+    }
+    let at = index[4].offset as usize + 20;
+    bad[at..at + 4].copy_from_slice(&1000u32.to_le_bytes());
+    // Member 1 recorded one byte too long, member 3 one byte too short.
+    let mut size = comp.clone();
+    for (k, d) in [(1, 1i64), (3, -1)] {
+        let at = index[k].offset as usize + 20;
+        let raw = u32::from_le_bytes(size[at..at + 4].try_into().unwrap()) as i64 + d;
+        size[at..at + 4].copy_from_slice(&(raw as u32).to_le_bytes());
+    }
+    for engines in 1..=4 {
+        let dev = Device::new(small_blocks(engines));
+        assert_eq!(dev.decompress(Format::Gzip, &comp).unwrap(), data);
+        let e = dev.decompress(Format::Gzip, &bad).unwrap_err();
+        let m = index[2];
+        assert!(
+            e.offset >= m.offset && e.offset < m.offset + m.member_len as u64,
+            "x{engines}: {e:?} {m:?}"
+        );
+        bad[(m.offset + 40) as usize] ^= 1;
+        let e = dev.decompress(Format::Gzip, &bad).unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::OutputLimit, "x{engines}: {e:?}");
+        assert!(e.offset >= index[4].offset && e.offset < index[5].offset);
+        bad[(m.offset + 40) as usize] ^= 1;
+        let e = dev.decompress(Format::Gzip, &size).unwrap_err();
+        assert_eq!(
+            e,
+            hyperz_device::DecodeError::at(DecodeErrorKind::BadMemberSize, index[1].offset),
+            "x{engines}"
+        );
+    }
+}
+
+/// The engine codec, panicking (without the panic hook's message) on one decode call.
+struct PanicOnce {
+    calls: std::sync::atomic::AtomicUsize,
+    at: usize,
+}
+
+impl hyperz_device::Codec for PanicOnce {
+    fn name(&self) -> &'static str {
+        "panic-once"
+    }
+    fn compress_raw_chunk(
+        &self,
+        level: u32,
+        dict: &[u8],
+        input: &[u8],
+        last: bool,
+        out: &mut Vec<u8>,
+    ) {
+        hyperz_device::EngineCodec.compress_raw_chunk(level, dict, input, last, out)
+    }
+    fn decompress_member(
+        &self,
+        format: Format,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        limit: usize,
+    ) -> Result<usize, hyperz_device::DecodeError> {
+        let n = self
+            .calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
+        if n == self.at {
+            std::panic::resume_unwind(Box::new("injected decoder failure"));
+        }
+        hyperz_device::EngineCodec.decompress_member(format, input, out, limit)
+    }
+}
+
+#[test]
+fn a_member_whose_decoder_panics_is_redone() {
+    let data = sample(600_000, 12);
+    for at in [1, 3, 9] {
+        let dev = Device::new(DeviceConfig {
+            codec: Some(std::sync::Arc::new(PanicOnce {
+                calls: Default::default(),
+                at,
+            })),
+            ..small_blocks(2)
+        });
+        let comp = dev.compress_independent(6, &data);
+        assert!(member_index(&comp).unwrap().len() >= 9);
+        assert_eq!(dev.decompress(Format::Gzip, &comp).unwrap(), data);
+        let s = dev.stats();
+        assert_eq!((s.faults, s.retries), (1, 1), "panic at call {at}: {s:?}");
+    }
+}
