@@ -25,6 +25,10 @@
 //! - Asynchronous: [`Device::submit`]`(Job, Priority) -> JobHandle`, then [`JobHandle::poll`],
 //!   [`JobHandle::wait`] and [`wait_any`]; completions come in any order and every call is safe
 //!   from many threads.
+//! - In-memory decompression of an independent-block stream ([`Device::decompress`]) does not
+//!   go through the queue: the caller and `engines - 1` helper threads scoped to the call decode
+//!   the members and each puts its members into their slices of the one output buffer (queued
+//!   jobs need owned buffers, and concatenating those was a serial copy of the whole output).
 //! - Policy: jobs under `inline_threshold` run on the caller's thread (no queue hop); jobs over
 //!   `job_limit` run in slices and go back to the end of their queue between slices; blocks
 //!   that look incompressible are stored; `verify` decompresses and compares; a job whose
