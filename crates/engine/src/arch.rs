@@ -25,6 +25,10 @@ pub fn prefetch<T>(table: &[T], i: usize) {
 /// BMI2 copy to differ from the plain one; either way the result is the same.
 #[inline(always)]
 pub fn with_bmi2<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(test)]
+    if BASELINE_ONLY.with(|b| b.get()) {
+        return f();
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("bmi2") {
         // SAFETY: the CPU supports BMI2, checked just above.
@@ -38,4 +42,11 @@ pub fn with_bmi2<R>(f: impl FnOnce() -> R) -> R {
 #[target_feature(enable = "bmi2")]
 unsafe fn call_bmi2<R>(f: impl FnOnce() -> R) -> R {
     f()
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests on their own thread to run the baseline copy of [`with_bmi2`] code on a CPU
+    /// that has BMI2, so both copies are tested.
+    pub static BASELINE_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }

@@ -274,3 +274,56 @@ impl Decompressor {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text-like and binary-like data with matches of every distance class.
+    fn sample() -> Vec<u8> {
+        let words = [
+            "the ", "deflate ", "stream ", "of ", "hyperz ", "1951 ", "zlib\n",
+        ];
+        let mut x = 12345u32;
+        let mut v = Vec::new();
+        while v.len() < 300_000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            if x >> 28 < 2 {
+                v.extend((0..(x >> 20) % 64).map(|i| (x >> (i % 24)) as u8));
+            } else {
+                v.extend_from_slice(words[(x >> 16) as usize % words.len()].as_bytes());
+            }
+        }
+        v
+    }
+
+    /// The fast loop's baseline copy (used on CPUs without BMI2) decodes exactly as the BMI2
+    /// copy does, data and errors alike.
+    #[test]
+    fn baseline_and_bmi2_copies_agree() {
+        let data = sample();
+        for level in [1, 6, 12] {
+            let z = crate::deflate::compress(Format::Gzip, &data, level);
+            let run = |baseline: bool, input: &[u8]| {
+                crate::arch::BASELINE_ONLY.with(|b| b.set(baseline));
+                let r = decompress(Format::Gzip, input);
+                crate::arch::BASELINE_ONLY.with(|b| b.set(false));
+                r
+            };
+            assert_eq!(run(true, &z).unwrap(), data, "level {level}");
+            assert_eq!(run(false, &z).unwrap(), data, "level {level}");
+            for cut in [10, z.len() / 3, z.len() - 9] {
+                let a = run(true, &z[..cut]).unwrap_err();
+                let b = run(false, &z[..cut]).unwrap_err();
+                assert_eq!((a.kind, a.offset), (b.kind, b.offset), "cut {cut}");
+            }
+            let mut bad = z.clone();
+            bad[z.len() / 2] ^= 0x55;
+            match (run(true, &bad), run(false, &bad)) {
+                (Ok(x), Ok(y)) => assert_eq!(x, y),
+                (Err(a), Err(b)) => assert_eq!((a.kind, a.offset), (b.kind, b.offset)),
+                (a, b) => panic!("baseline {a:?} vs bmi2 {b:?}"),
+            }
+        }
+    }
+}
