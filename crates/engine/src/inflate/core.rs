@@ -584,6 +584,16 @@ impl Core {
                 hf::e_value($e) + ((saved & ((1u64 << total) - 1)) >> hf::e_len($e)) as u32
             }};
         }
+        // Writes literal entry `$e`'s byte and looks up the next entry into `$e`.
+        macro_rules! literal {
+            ($e:ident) => {
+                bitbuf >>= hf::e_total($e);
+                bitcnt -= hf::e_total($e);
+                out[o] = ($e >> 16) as u8;
+                o += 1;
+                $e = t[(bitbuf & LMASK) as usize];
+            };
+        }
         if !(input.len() - pos >= FAST_IN && out.len() - o >= FAST_OUT) {
             return Ok(());
         }
@@ -594,23 +604,11 @@ impl Core {
             refill!();
             if e & hf::LITERAL != 0 {
                 // Up to three literals, each taking at most 11 of the 56 bits.
-                bitbuf >>= hf::e_total(e);
-                bitcnt -= hf::e_total(e);
-                out[o] = (e >> 16) as u8;
-                o += 1;
-                e = t[(bitbuf & LMASK) as usize];
+                literal!(e);
                 if e & hf::LITERAL != 0 {
-                    bitbuf >>= hf::e_total(e);
-                    bitcnt -= hf::e_total(e);
-                    out[o] = (e >> 16) as u8;
-                    o += 1;
-                    e = t[(bitbuf & LMASK) as usize];
+                    literal!(e);
                     if e & hf::LITERAL != 0 {
-                        bitbuf >>= hf::e_total(e);
-                        bitcnt -= hf::e_total(e);
-                        out[o] = (e >> 16) as u8;
-                        o += 1;
-                        e = t[(bitbuf & LMASK) as usize];
+                        literal!(e);
                     }
                 }
                 continue;
@@ -622,11 +620,7 @@ impl Core {
                     let sb = hf::e_sub_bits(e);
                     e = t[hf::e_value(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
                     if e & hf::LITERAL != 0 {
-                        bitbuf >>= hf::e_total(e);
-                        bitcnt -= hf::e_total(e);
-                        out[o] = (e >> 16) as u8;
-                        o += 1;
-                        e = t[(bitbuf & LMASK) as usize];
+                        literal!(e);
                         continue;
                     }
                 }
