@@ -178,22 +178,19 @@ impl Decompressor {
         let alloc_end = limit_end.saturating_add(1);
         self.core.reset();
         let mut op = out.len();
-        // The first piece of output space: what the caller reserved, else a guess from the
-        // input size (zeroing far more than a small stream needs would cost more than decoding
-        // it); then doubling.
-        let first = out
-            .capacity()
-            .max(op + (input.len() * 4).clamp(1 << 12, 1 << 18));
-        let mut grown = false;
+        // Output space is zeroed a piece at a time just ahead of the decoder, so the zeroing and
+        // the page faults of fresh memory happen while the piece is about to be written (in
+        // cache) rather than in one pass over the whole output first; capacity still grows by
+        // doubling. The first piece is sized from the input so a small stream zeroes little.
+        let mut piece = (input.len() * 4).clamp(1 << 12, 1 << 20);
+        // The checksum follows the decoder piece by piece, while the output is still in cache.
+        let zlib = self.format == Format::Zlib;
+        let mut check = if zlib { 1 } else { 0 };
+        let mut checked = start + dict_len;
         loop {
             if out.len() - op < 1 << 16 {
-                let want = if grown {
-                    (out.len() * 2).max(op + (1 << 18))
-                } else {
-                    first
-                }
-                .min(alloc_end);
-                grown = true;
+                let want = (out.len() + piece).max(op + (1 << 16)).min(alloc_end);
+                piece = 1 << 20;
                 if want > out.len() {
                     out.resize(want, 0);
                 }
@@ -202,6 +199,13 @@ impl Decompressor {
                 .core
                 .run(input, &mut ip, out, &mut op, start)
                 .map_err(|k| err(k, ip))?;
+            let fresh = &out[checked..op];
+            check = if zlib {
+                adler32(check, fresh)
+            } else {
+                crc32(check, fresh)
+            };
+            checked = op;
             match status {
                 core::Status::Done if op > limit_end => {
                     out.truncate(op);
@@ -240,9 +244,9 @@ impl Decompressor {
         };
         let data = &out[start..];
         let (header, checksum) = match self.format {
-            Format::Raw => (None, crc32(0, data)),
+            Format::Raw => (None, check),
             Format::Zlib => {
-                let adler = adler32(1, data);
+                let adler = check;
                 let at = ip;
                 let mut t = [0u8; 4];
                 for (i, b) in t.iter_mut().enumerate() {
@@ -252,7 +256,7 @@ impl Decompressor {
                 (None, adler)
             }
             Format::Gzip => {
-                let crc = crc32(0, data);
+                let crc = check;
                 let at = ip;
                 let mut t = [0u8; 8];
                 for (i, b) in t.iter_mut().enumerate() {
