@@ -181,8 +181,9 @@ impl Decompressor {
         // Output space is zeroed a piece at a time just ahead of the decoder, so the zeroing and
         // the page faults of fresh memory happen while the piece is about to be written (in
         // cache) rather than in one pass over the whole output first; capacity still grows by
-        // doubling. The first piece is sized from the input so a small stream zeroes little.
-        let mut piece = (input.len() * 4).clamp(1 << 12, 1 << 20);
+        // doubling. Pieces start small (a small stream, or a small member of a long
+        // multi-member input, zeroes little) and double up to 1 MiB.
+        let mut piece = (input.len() * 4).clamp(1 << 12, 1 << 16);
         // The checksum follows the decoder piece by piece, while the output is still in cache.
         let zlib = self.format == Format::Zlib;
         let mut check = if zlib { 1 } else { 0 };
@@ -190,7 +191,7 @@ impl Decompressor {
         loop {
             if out.len() - op < 1 << 16 {
                 let want = (out.len() + piece).max(op + (1 << 16)).min(alloc_end);
-                piece = 1 << 20;
+                piece = (piece * 2).min(1 << 20);
                 if want > out.len() {
                     out.resize(want, 0);
                 }
