@@ -88,6 +88,19 @@ pub trait Codec: Send + Sync + 'static {
         out: &mut Vec<u8>,
         limit: usize,
     ) -> Result<usize, DecodeError>;
+    /// Decodes one member of `format` at the start of `input` straight into `out`, failing
+    /// with [`DecodeErrorKind::OutputLimit`] if it is longer. Returns the input bytes consumed
+    /// and the bytes written, or `None` if this codec cannot decode into a slice (the caller
+    /// then decodes into a buffer and copies).
+    fn decompress_member_into(
+        &self,
+        format: Format,
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Option<Result<(usize, usize), DecodeError>> {
+        let _ = (format, input, out);
+        None
+    }
 }
 
 /// Appends `input` as RFC 1951 stored blocks (the last one with BFINAL when `last`); the output

@@ -3,8 +3,9 @@
 //! seed 000's NXU: allocated once, reused for every job that engine runs), so a block costs no
 //! match-finder allocation.
 //!
-//! Decoding uses `hyperz_engine::inflate::Decompressor::decompress_member`, one decoder per
-//! format per engine thread; engine errors map onto [`DecodeErrorKind`] with their offsets.
+//! Decoding uses `hyperz_engine::inflate::Decompressor::decompress_member` (or
+//! `decompress_member_into` for a member's slice of a shared output), one decoder per format per
+//! engine thread; engine errors map onto [`DecodeErrorKind`] with their offsets.
 use std::cell::RefCell;
 
 use hyperz_engine::deflate::Compressor;
@@ -78,26 +79,12 @@ impl Codec for EngineCodec {
         out: &mut Vec<u8>,
         limit: usize,
     ) -> Result<usize, DecodeError> {
-        let slot = match format {
-            Format::Raw => 0,
-            Format::Zlib => 1,
-            Format::Gzip => 2,
-        };
-        DECOMPRESSORS.with(|d| {
-            let mut d = d.borrow_mut();
-            let mut dec = d[slot]
-                .take()
-                .unwrap_or_else(|| {
-                    Decompressor::new(format)
-                        .multi_member(false)
-                        .allow_trailing(true)
-                })
-                .with_limit(limit.saturating_add(1));
+        with_decoder(format, |dec| {
             // One byte of headroom: the engine reports a full output buffer before it sees the
             // end of a block that fills it exactly, so the exact limit is checked here.
+            dec.set_limit(limit.saturating_add(1));
             let start = out.len();
             let r = dec.decompress_member(input, out);
-            d[slot] = Some(dec);
             let consumed = r.map(|info| info.consumed).map_err(map_error)?;
             if out.len() - start > limit {
                 return Err(DecodeError::at(
@@ -108,4 +95,37 @@ impl Codec for EngineCodec {
             Ok(consumed)
         })
     }
+
+    fn decompress_member_into(
+        &self,
+        format: Format,
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Option<Result<(usize, usize), DecodeError>> {
+        Some(with_decoder(format, |dec| {
+            dec.decompress_member_into(input, out)
+                .map(|(info, n)| (info.consumed, n))
+                .map_err(map_error)
+        }))
+    }
+}
+
+/// Runs `f` with this thread's single-member decoder for `format`.
+fn with_decoder<R>(format: Format, f: impl FnOnce(&mut Decompressor) -> R) -> R {
+    let slot = match format {
+        Format::Raw => 0,
+        Format::Zlib => 1,
+        Format::Gzip => 2,
+    };
+    DECOMPRESSORS.with(|d| {
+        let mut d = d.borrow_mut();
+        let mut dec = d[slot].take().unwrap_or_else(|| {
+            Decompressor::new(format)
+                .multi_member(false)
+                .allow_trailing(true)
+        });
+        let r = f(&mut dec);
+        d[slot] = Some(dec);
+        r
+    })
 }

@@ -124,6 +124,17 @@ fn decode_member(
     Ok(())
 }
 
+/// Decodes member `m` straight into `slice` (its recorded size); true if the codec could and
+/// the member filled it exactly as one gzip member. Anything else (including an error) is left
+/// to [`decode_member`], which reports it precisely.
+fn decode_into(sh: &Shared, input: &[u8], m: &MemberEntry, slice: &mut [u8]) -> bool {
+    let bytes = &input[m.offset as usize..(m.offset + m.member_len as u64) as usize];
+    matches!(
+        sh.codec.decompress_member_into(Format::Gzip, bytes, slice),
+        Some(Ok((consumed, written))) if consumed == bytes.len() && written == slice.len()
+    )
+}
+
 /// Keeps the error of the earliest member (`i` is its index).
 fn keep_first(slot: &mut Option<(usize, DecodeError)>, i: usize, e: DecodeError) {
     match slot {
@@ -352,15 +363,28 @@ impl Device {
                 let i = next.fetch_add(1, Relaxed);
                 let Some(m) = index.get(i) else { break };
                 sh.counters.job(true, m.member_len as usize);
+                // Once the output exists a member is decoded straight into its slice; before
+                // that, or if the direct call declines or fails (the scratch decode then gives
+                // the precise error), into the scratch buffer.
+                let mut slice = slices.try_take(i);
                 let r = catch_unwind(AssertUnwindSafe(|| {
+                    if let Some(s) = slice.as_deref_mut() {
+                        if decode_into(sh, input, m, s) {
+                            return Ok(None);
+                        }
+                    }
                     scratch.clear();
-                    decode_member(sh, input, m, &mut scratch)
+                    decode_member(sh, input, m, &mut scratch).map(|()| Some(slice))
                 }));
                 match r {
-                    Ok(Ok(())) => {
-                        match slices.try_take(i) {
-                            Some(slice) => slice.copy_from_slice(&scratch),
-                            None => early.push((i, std::mem::take(&mut scratch))),
+                    Ok(Ok(done)) => {
+                        match done {
+                            None => {}
+                            Some(Some(slice)) => slice.copy_from_slice(&scratch),
+                            Some(None) => match slices.try_take(i) {
+                                Some(slice) => slice.copy_from_slice(&scratch),
+                                None => early.push((i, std::mem::take(&mut scratch))),
+                            },
                         }
                         sh.counters.io(m.member_len as usize, m.raw_len as usize);
                     }

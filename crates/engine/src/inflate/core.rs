@@ -148,6 +148,11 @@ impl Core {
         self.state == State::BlockHeader
     }
 
+    /// True while a match that did not fit the output is still being copied.
+    pub fn in_copy(&self) -> bool {
+        matches!(self.state, State::Copy { .. })
+    }
+
     /// True once the final block's header has been read.
     pub fn in_last_block(&self) -> bool {
         self.last

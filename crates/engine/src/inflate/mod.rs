@@ -83,6 +83,11 @@ impl Decompressor {
         self
     }
 
+    /// Changes the output limit of [`Decompressor::with_limit`].
+    pub fn set_limit(&mut self, max_output: usize) {
+        self.limit = max_output;
+    }
+
     /// A preset dictionary: required by zlib streams with FDICT, history for raw streams.
     pub fn with_dictionary(mut self, dict: &[u8]) -> Self {
         self.dict = Some(dict[dict.len().saturating_sub(32768)..].to_vec());
@@ -141,19 +146,7 @@ impl Decompressor {
         out: &mut Vec<u8>,
     ) -> Result<MemberInfo, InflateError> {
         let err = |kind, at: usize| InflateError::new(kind, at as u64);
-        let (header, mut ip) = match self.format {
-            Format::Raw => (None, 0),
-            Format::Zlib => match container::parse_zlib(input) {
-                Ok(Some((h, n))) => (Some(h), n),
-                Ok(None) => return Err(err(ErrorKind::Truncated, input.len())),
-                Err((k, at)) => return Err(err(k, at)),
-            },
-            Format::Gzip => match container::parse_gzip(input) {
-                Ok(Some((h, n))) => (Some(h), n),
-                Ok(None) => return Err(err(ErrorKind::Truncated, input.len())),
-                Err((k, at)) => return Err(err(k, at)),
-            },
-        };
+        let (header, mut ip) = self.header(input)?;
         let start = out.len();
         let mut dict_len = 0;
         let use_dict = match &header {
@@ -231,6 +224,39 @@ impl Decompressor {
         if dict_len > 0 {
             out.drain(start..start + dict_len);
         }
+        let len = out.len() - start;
+        self.trailer(input, ip, header, len as u64, check)
+    }
+
+    /// Parses the container header at the start of `input`: the header and its length.
+    fn header(&self, input: &[u8]) -> Result<(Option<Header>, usize), InflateError> {
+        let err = |kind, at: usize| InflateError::new(kind, at as u64);
+        Ok(match self.format {
+            Format::Raw => (None, 0),
+            Format::Zlib => match container::parse_zlib(input) {
+                Ok(Some((h, n))) => (Some(h), n),
+                Ok(None) => return Err(err(ErrorKind::Truncated, input.len())),
+                Err((k, at)) => return Err(err(k, at)),
+            },
+            Format::Gzip => match container::parse_gzip(input) {
+                Ok(Some((h, n))) => (Some(h), n),
+                Ok(None) => return Err(err(ErrorKind::Truncated, input.len())),
+                Err((k, at)) => return Err(err(k, at)),
+            },
+        })
+    }
+
+    /// After the final block ended with the decoder at `ip`: steps back over whole bytes read
+    /// ahead, checks the trailer against `check` and the data length `len`.
+    fn trailer(
+        &mut self,
+        input: &[u8],
+        mut ip: usize,
+        header: Option<Header>,
+        len: u64,
+        check: u32,
+    ) -> Result<MemberInfo, InflateError> {
+        let err = |kind, at: usize| InflateError::new(kind, at as u64);
         // Whole bytes still buffered were read ahead from `input`: step back over them.
         self.core.align();
         while self.core.take_byte().is_some() {
@@ -243,33 +269,29 @@ impl Decompressor {
             *ip += 1;
             Ok(b)
         };
-        let data = &out[start..];
         let (header, checksum) = match self.format {
             Format::Raw => (None, check),
             Format::Zlib => {
-                let adler = check;
                 let at = ip;
                 let mut t = [0u8; 4];
                 for (i, b) in t.iter_mut().enumerate() {
                     *b = trailer_byte(i, &mut ip)?;
                 }
-                container::check_zlib_trailer(&t, adler).map_err(|k| err(k, at))?;
-                (None, adler)
+                container::check_zlib_trailer(&t, check).map_err(|k| err(k, at))?;
+                (None, check)
             }
             Format::Gzip => {
-                let crc = check;
                 let at = ip;
                 let mut t = [0u8; 8];
                 for (i, b) in t.iter_mut().enumerate() {
                     *b = trailer_byte(i, &mut ip)?;
                 }
-                container::check_gzip_trailer(&t, crc, data.len() as u64)
-                    .map_err(|k| err(k, at))?;
+                container::check_gzip_trailer(&t, check, len).map_err(|k| err(k, at))?;
                 let h = match header {
                     Some(Header::Gzip(h)) => Some(h),
                     _ => None,
                 };
-                (h, crc)
+                (h, check)
             }
         };
         Ok(MemberInfo {
@@ -277,6 +299,65 @@ impl Decompressor {
             header,
             checksum,
         })
+    }
+
+    /// Decodes one member (gzip) or stream (zlib, raw) from the start of `input` into `out`,
+    /// which must hold it exactly or with room to spare: more output than `out.len()` is
+    /// [`ErrorKind::OutputLimitExceeded`]. Returns the member's information and the bytes
+    /// written. For independent members (no preset dictionary: one is an error here) whose
+    /// sizes are known, so each can be decoded straight into its place in a shared output.
+    pub fn decompress_member_into(
+        &mut self,
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Result<(MemberInfo, usize), InflateError> {
+        let err = |kind, at: usize| InflateError::new(kind, at as u64);
+        let (header, mut ip) = self.header(input)?;
+        if let Some(Header::Zlib {
+            dict_id: Some(id), ..
+        }) = header
+        {
+            return Err(err(ErrorKind::DictionaryRequired(id), 2));
+        }
+        if self.format == Format::Raw && self.dict.is_some() {
+            return Err(err(ErrorKind::WrongDictionary, 0));
+        }
+        self.core.reset();
+        let mut op = 0;
+        let status = self
+            .core
+            .run(input, &mut ip, out, &mut op, 0)
+            .map_err(|k| err(k, ip))?;
+        match status {
+            core::Status::Done => {}
+            core::Status::NeedInput => return Err(err(ErrorKind::Truncated, input.len())),
+            core::Status::BlockBoundary | core::Status::OutputFull => {
+                // `out` is full. The stream may still end here (the core stops before reading
+                // an end-of-block code it has no room after, and empty blocks may follow):
+                // decode on into a one-byte probe, where any output, a match into the missing
+                // history or a copy left over means the member is longer than `out`.
+                let over = |at: usize| err(ErrorKind::OutputLimitExceeded, at);
+                if self.core.in_copy() {
+                    return Err(over(ip));
+                }
+                let mut probe = [0u8; 1];
+                let mut pp = 0;
+                match self.core.run(input, &mut ip, &mut probe, &mut pp, 0) {
+                    Ok(core::Status::Done) if pp == 0 => {}
+                    Ok(core::Status::NeedInput) => {
+                        return Err(err(ErrorKind::Truncated, input.len()))
+                    }
+                    Ok(_) | Err(ErrorKind::DistanceTooFar) => return Err(over(ip)),
+                    Err(k) => return Err(err(k, ip)),
+                }
+            }
+        }
+        let check = match self.format {
+            Format::Zlib => adler32(1, &out[..op]),
+            _ => crc32(0, &out[..op]),
+        };
+        let info = self.trailer(input, ip, header, op as u64, check)?;
+        Ok((info, op))
     }
 }
 
@@ -328,6 +409,71 @@ mod tests {
                 (Ok(x), Ok(y)) => assert_eq!(x, y),
                 (Err(a), Err(b)) => assert_eq!((a.kind, a.offset), (b.kind, b.offset)),
                 (a, b) => panic!("baseline {a:?} vs bmi2 {b:?}"),
+            }
+        }
+    }
+
+    /// Decoding into an exact-size slice gives the data and the same member information as
+    /// appending to a Vec; one byte less is an output-limit error, never a panic; room to spare
+    /// is fine. Streams that end with empty blocks after the data (sync flushes) too.
+    #[test]
+    fn decode_into_a_slice() {
+        let data = sample();
+        let mut cases = Vec::new();
+        for level in [0, 1, 6] {
+            cases.push((
+                Format::Gzip,
+                crate::deflate::compress(Format::Gzip, &data, level),
+            ));
+            cases.push((
+                Format::Zlib,
+                crate::deflate::compress(Format::Zlib, &data, level),
+            ));
+        }
+        // Data, a sync flush (an empty stored block) and a finish that adds only an empty
+        // final block: the data fills the slice before the stream's last blocks.
+        for format in [Format::Raw, Format::Gzip] {
+            use crate::deflate::{Deflater, Flush, Params};
+            let mut d = Deflater::new(format, Params::default()).unwrap();
+            let mut z = vec![0u8; 400_000];
+            let mut n = 0;
+            let st = d.deflate(&data, &mut z[n..], Flush::Sync).unwrap();
+            assert_eq!(st.consumed, data.len());
+            n += st.produced;
+            n += d.deflate(&[], &mut z[n..], Flush::Finish).unwrap().produced;
+            z.truncate(n);
+            cases.push((format, z));
+        }
+        for (format, z) in cases {
+            let want = decompress(format, &z).unwrap();
+            let mut d = Decompressor::new(format);
+            let mut out = vec![0u8; want.len()];
+            let (info, n) = d.decompress_member_into(&z, &mut out).unwrap();
+            assert_eq!((n, &out[..]), (want.len(), &want[..]));
+            assert_eq!(info.consumed, z.len());
+            let mut big = vec![0u8; want.len() + 1000];
+            let (_, n) = d.decompress_member_into(&z, &mut big).unwrap();
+            assert_eq!(&big[..n], &want[..]);
+            for short in [1, 2, 100, 5000.min(want.len())] {
+                let mut small = vec![0u8; want.len() - short];
+                let e = d.decompress_member_into(&z, &mut small).unwrap_err();
+                assert_eq!(
+                    e.kind,
+                    ErrorKind::OutputLimitExceeded,
+                    "{format:?} short {short}"
+                );
+            }
+            let e = d
+                .decompress_member_into(&z[..z.len() - 1], &mut out)
+                .unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Truncated);
+            // Corruption anywhere, at any slice size: an error or some output, never a panic.
+            for k in (0..z.len()).step_by(z.len() / 97 + 1) {
+                let mut bad = z.clone();
+                bad[k] ^= 0xa5;
+                for len in [0, 7, want.len() / 2, want.len()] {
+                    let _ = d.decompress_member_into(&bad, &mut out[..len]);
+                }
             }
         }
     }
