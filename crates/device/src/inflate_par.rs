@@ -321,8 +321,8 @@ impl Device {
     /// is allocated whole (zeroed pages from the allocator, faulted in by whichever thread
     /// writes them) and split into one slice per member; the caller and `engines - 1` helper
     /// threads, scoped to this call so they may borrow the slices, take members in stream order
-    /// and each copies its decoded member (from a scratch buffer that stays in cache) into its
-    /// slice. No output byte is copied or faulted in by one thread for all, and the caller
+    /// and decode each straight into its slice (a member taken before the output exists goes
+    /// through a scratch buffer and is copied). No output byte is copied or faulted in by one thread for all, and the caller
     /// works instead of waiting. A member whose decoder panics is counted as a fault and redone
     /// on the caller's thread afterwards, where a panic that repeats reaches the caller.
     fn decompress_indexed(
