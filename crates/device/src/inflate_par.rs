@@ -322,8 +322,8 @@ impl Device {
     /// writes them) and split into one slice per member; the caller and `engines - 1` helper
     /// threads, scoped to this call so they may borrow the slices, take members in stream order
     /// and decode each straight into its slice (a member taken before the output exists goes
-    /// through a scratch buffer and is copied). No output byte is copied or faulted in by one thread for all, and the caller
-    /// works instead of waiting. A member whose decoder panics is counted as a fault and redone
+    /// through a scratch buffer and is copied). No thread copies or faults in the output for
+    /// all, and the caller works instead of waiting. A member whose decoder panics is counted as a fault and redone
     /// on the caller's thread afterwards, where a panic that repeats reaches the caller.
     fn decompress_indexed(
         &self,
@@ -370,21 +370,19 @@ impl Device {
                 let r = catch_unwind(AssertUnwindSafe(|| {
                     if let Some(s) = slice.as_deref_mut() {
                         if decode_into(sh, input, m, s) {
-                            return Ok(None);
+                            return Ok(true);
                         }
                     }
                     scratch.clear();
-                    decode_member(sh, input, m, &mut scratch).map(|()| Some(slice))
+                    decode_member(sh, input, m, &mut scratch).map(|()| false)
                 }));
                 match r {
-                    Ok(Ok(done)) => {
-                        match done {
-                            None => {}
-                            Some(Some(slice)) => slice.copy_from_slice(&scratch),
-                            Some(None) => match slices.try_take(i) {
+                    Ok(Ok(direct)) => {
+                        if !direct {
+                            match slice.or_else(|| slices.try_take(i)) {
                                 Some(slice) => slice.copy_from_slice(&scratch),
                                 None => early.push((i, std::mem::take(&mut scratch))),
-                            },
+                            }
                         }
                         sh.counters.io(m.member_len as usize, m.raw_len as usize);
                     }

@@ -630,16 +630,17 @@ impl Core {
                     }
                 }
                 match hf::e_kind(e) {
+                    hf::LEN => {}
                     hf::EOB => {
                         bitbuf >>= hf::e_total(e);
                         bitcnt -= hf::e_total(e);
                         ended = true;
+                        break;
                     }
-                    hf::LEN => {}
-                    _ => result = Err(ErrorKind::InvalidSymbol),
-                }
-                if hf::e_kind(e) != hf::LEN {
-                    break;
+                    _ => {
+                        result = Err(ErrorKind::InvalidSymbol);
+                        break;
+                    }
                 }
             }
             let len = consume!(e) as usize;

@@ -79,7 +79,7 @@ impl Decompressor {
     /// Fails with [`ErrorKind::OutputLimitExceeded`] rather than produce more than `max_output`
     /// bytes (a decompression-bomb guard).
     pub fn with_limit(mut self, max_output: usize) -> Self {
-        self.limit = max_output;
+        self.set_limit(max_output);
         self
     }
 
@@ -178,8 +178,7 @@ impl Decompressor {
         // multi-member input, zeroes little) and double up to 1 MiB.
         let mut piece = (input.len() * 4).clamp(1 << 12, 1 << 16);
         // The checksum follows the decoder piece by piece, while the output is still in cache.
-        let zlib = self.format == Format::Zlib;
-        let mut check = if zlib { 1 } else { 0 };
+        let mut check = self.check(None, &[]);
         let mut checked = start + dict_len;
         loop {
             if out.len() - op < 1 << 16 {
@@ -193,12 +192,7 @@ impl Decompressor {
                 .core
                 .run(input, &mut ip, out, &mut op, start)
                 .map_err(|k| err(k, ip))?;
-            let fresh = &out[checked..op];
-            check = if zlib {
-                adler32(check, fresh)
-            } else {
-                crc32(check, fresh)
-            };
+            check = self.check(Some(check), &out[checked..op]);
             checked = op;
             match status {
                 core::Status::Done if op > limit_end => {
@@ -226,6 +220,15 @@ impl Decompressor {
         }
         let len = out.len() - start;
         self.trailer(input, ip, header, len as u64, check)
+    }
+
+    /// The member checksum (Adler-32 for zlib, CRC-32 otherwise) continued over `data` from
+    /// `running`, or started afresh.
+    fn check(&self, running: Option<u32>, data: &[u8]) -> u32 {
+        match self.format {
+            Format::Zlib => adler32(running.unwrap_or(1), data),
+            _ => crc32(running.unwrap_or(0), data),
+        }
     }
 
     /// Parses the container header at the start of `input`: the header and its length.
@@ -352,10 +355,7 @@ impl Decompressor {
                 }
             }
         }
-        let check = match self.format {
-            Format::Zlib => adler32(1, &out[..op]),
-            _ => crc32(0, &out[..op]),
-        };
+        let check = self.check(None, &out[..op]);
         let info = self.trailer(input, ip, header, op as u64, check)?;
         Ok((info, op))
     }
