@@ -2,7 +2,8 @@
 //!
 //! Two APIs over one block decoder ([`core`]):
 //! - whole-buffer: [`decompress`] and the reusable [`Decompressor`], which decode straight into
-//!   a growing `Vec` and checksum the result in one SIMD pass;
+//!   a growing `Vec` (or a caller's slice) and checksum each piece with SIMD while it is in
+//!   cache;
 //! - streaming: [`Inflater`], resumable with input and output in pieces of any size.
 //!
 //! Every error is an [`InflateError`]: a precise [`ErrorKind`] and the input byte offset.
@@ -49,7 +50,8 @@ pub struct MemberInfo {
     pub consumed: usize,
     /// The gzip header, for gzip members.
     pub header: Option<GzipHeader>,
-    /// The member's checksum: CRC-32 (gzip), Adler-32 (zlib) or CRC-32 of the data (raw).
+    /// The member's checksum: CRC-32 (gzip), Adler-32 (zlib), or 0 for raw DEFLATE, which
+    /// carries none.
     pub checksum: u32,
 }
 
@@ -184,6 +186,12 @@ impl Decompressor {
             if out.len() - op < 1 << 16 {
                 let want = (out.len() + piece).max(op + (1 << 16)).min(alloc_end);
                 piece = (piece * 2).min(1 << 20);
+                if want > out.capacity() {
+                    // Grow (doubling) before zeroing, so a large output's fresh capacity can be
+                    // backed by huge pages before any of it is touched.
+                    out.reserve(want - out.len());
+                    crate::mem::advise_huge_spare(out);
+                }
                 if want > out.len() {
                     out.resize(want, 0);
                 }
@@ -222,12 +230,14 @@ impl Decompressor {
         self.trailer(input, ip, header, len as u64, check)
     }
 
-    /// The member checksum (Adler-32 for zlib, CRC-32 otherwise) continued over `data` from
-    /// `running`, or started afresh.
+    /// The member checksum (Adler-32 for zlib, CRC-32 for gzip) continued over `data` from
+    /// `running`, or started afresh. A raw stream carries none, so none is computed (0), as in
+    /// the streaming decoder: it cost 7% of raw decoding time.
     fn check(&self, running: Option<u32>, data: &[u8]) -> u32 {
         match self.format {
             Format::Zlib => adler32(running.unwrap_or(1), data),
-            _ => crc32(running.unwrap_or(0), data),
+            Format::Gzip => crc32(running.unwrap_or(0), data),
+            Format::Raw => 0,
         }
     }
 
