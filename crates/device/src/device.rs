@@ -39,7 +39,7 @@ struct Pool {
 }
 
 /// The payload of an injected fault (unwinding with it skips the panic hook, so tests stay quiet).
-struct InjectedFault;
+pub(crate) struct InjectedFault;
 
 /// A set of engines with their queue and policy. See the crate documentation.
 pub struct Device {

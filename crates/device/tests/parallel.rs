@@ -417,3 +417,40 @@ fn a_member_whose_decoder_panics_is_redone() {
         assert_eq!((s.faults, s.retries), (1, 1), "panic at call {at}: {s:?}");
     }
 }
+
+#[test]
+fn parallel_decoding_with_a_failing_engine_loses_no_data() {
+    let data = sample(2_600_000, 12);
+    // Which engine decodes how many members is up to the scheduler (on a loaded machine the
+    // helper may take them all while the caller allocates the output), so each plan is tried
+    // until it fires; every attempt must decode correctly and count each fault as a retry.
+    for (engine, nth_job, repeat) in [(0, 1, false), (0, 3, true), (1, 1, true), (1, 2, true)] {
+        let plan = hyperz_device::FaultPlan {
+            engine,
+            nth_job,
+            repeat,
+        };
+        let dev = Device::new(DeviceConfig {
+            fault_plan: Some(plan),
+            ..small_blocks(2)
+        });
+        let comp = dev.compress_independent(6, &data);
+        let mut fired = false;
+        for _ in 0..200 {
+            let before = dev.stats();
+            assert_eq!(
+                dev.decompress(Format::Gzip, &comp).unwrap(),
+                data,
+                "{plan:?}"
+            );
+            let s = dev.stats();
+            let faults = s.faults - before.faults;
+            assert_eq!(faults, s.retries - before.retries, "{plan:?}");
+            if faults > 0 {
+                fired = true;
+                break;
+            }
+        }
+        assert!(fired, "the plan never fired in 200 decodes: {plan:?}");
+    }
+}
