@@ -599,6 +599,17 @@ impl Core {
                 $e = t[(bitbuf & LMASK) as usize];
             };
         }
+        // Writes literal entry `$e`'s byte to `$w[$k]` (output position `o`) and looks up the
+        // next entry into `$e`.
+        macro_rules! lit {
+            ($w:ident, $k:expr, $e:ident) => {
+                bitbuf >>= hf::e_total($e);
+                bitcnt -= hf::e_total($e);
+                $w[$k] = ($e >> 16) as u8;
+                o += 1;
+                $e = t[(bitbuf & LMASK) as usize];
+            };
+        }
         if !(input.len() - pos >= FAST_IN && out.len() - o >= FAST_OUT) {
             return Ok(());
         }
@@ -608,12 +619,14 @@ impl Core {
             // Here `e` is the entry for the next symbol and `bitcnt >= LITLEN_BITS`.
             refill!();
             if e & hf::LITERAL != 0 {
-                // Up to three literals, each taking at most 11 of the 56 bits.
-                literal!(e);
+                // Up to three literals, each taking at most 11 of the 56 bits. One bounds
+                // check covers the three bytes they may write.
+                let lit: &mut [u8; 3] = (&mut out[o..o + 3]).try_into().unwrap();
+                lit!(lit, 0, e);
                 if e & hf::LITERAL != 0 {
-                    literal!(e);
+                    lit!(lit, 1, e);
                     if e & hf::LITERAL != 0 {
-                        literal!(e);
+                        lit!(lit, 2, e);
                     }
                 }
                 continue;
