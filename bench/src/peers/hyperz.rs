@@ -54,11 +54,18 @@ impl Peer for Hyperz {
         out: &mut Vec<u8>,
         expected_len: usize,
     ) -> Result<(), String> {
-        out.clear();
-        out.reserve(expected_len);
-        self.decompressor
-            .decompress_member(input, out)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        // Like the C peers, which are handed a buffer of the known size: decode into the
+        // caller's buffer. It is zeroed once (safe code writes only initialized memory) and
+        // then reused, as the other peers' buffers are; more output than expected is an error.
+        if out.len() != expected_len {
+            out.clear();
+            out.resize(expected_len, 0);
+        }
+        let (_, n) = self
+            .decompressor
+            .decompress_member_into(input, out)
+            .map_err(|e| e.to_string())?;
+        out.truncate(n);
+        Ok(())
     }
 }
