@@ -7,6 +7,9 @@ LD_PRELOAD=target/release/libz.so, in the same run.
   cut at 200 MB and cached in target/bench-data/.
 * Java GZIPOutputStream / GZIPInputStream on the same file (bench/java/GzBench.java).
 * 1 KiB calls: Python `zlib.compress(chunk, 6)` and `zlib.decompress` on 1 KiB pieces.
+* Memory of idle streams (a server holding many connections): resident KiB per stream after
+  2000 Python `compressobj(6)` each compressed and sync-flushed a 720-byte message, and 2000
+  `decompressobj()` each decoded one.
 
 Each figure is the best of --reps runs; the table gives MB/s and hyperz/system speedups.
 Usage: bench/zlib_dropin.py [--size MB] [--reps N]
@@ -71,6 +74,28 @@ for _ in range(reps):
 print(len(d) / bc / 1e6, len(d) / bd / 1e6, len(d) / sum(map(len, comp)))
 """
 
+PY_MEM = r"""
+import sys, zlib
+def rss():
+    for l in open('/proc/self/status'):
+        if l.startswith('VmRSS'): return int(l.split()[1])
+d = open(sys.argv[1], 'rb').read(4 << 20)
+n, size = 2000, 720
+msgs = [d[i * 2000:i * 2000 + size] for i in range(n)]
+if sys.argv[2] == 'd':
+    zs = []
+    for m in msgs:
+        c = zlib.compressobj(6); zs.append(c.compress(m) + c.flush(zlib.Z_SYNC_FLUSH))
+keep, base = [], rss()
+for i, m in enumerate(msgs):
+    if sys.argv[2] == 'c':
+        o = zlib.compressobj(6); o.compress(m); o.flush(zlib.Z_SYNC_FLUSH)
+    else:
+        o = zlib.decompressobj(); assert o.decompress(zs[i]) == m
+    keep.append(o)
+print((rss() - base) / n)
+"""
+
 
 def run(cmd, preload):
     env = dict(os.environ)
@@ -106,6 +131,14 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     for n, sc, hc, sd, hd, sr, hr in rows:
         print(f"| {n} | {sc:.1f} | {hc:.1f} | {hc / sc:.2f}x | {sd:.1f} | {hd:.1f} | {hd / sd:.2f}x | {sr:.3f} | {hr:.3f} |")
+    mem = {k: [sys.executable, "-c", PY_MEM, path, k] for k in "cd"}
+    (sys_c,), (hz_c,) = run(mem["c"], False), run(mem["c"], True)
+    (sys_d,), (hz_d,) = run(mem["d"], False), run(mem["d"], True)
+    print()
+    print("| idle Python streams (2000, 720-byte message) | resident KiB per stream, system | hyperz |")
+    print("|---|---|---|")
+    print(f"| compressobj(6) after a sync flush | {sys_c:.1f} | {hz_c:.1f} |")
+    print(f"| decompressobj() after one message | {sys_d:.1f} | {hz_d:.1f} |")
 
 
 if __name__ == "__main__":

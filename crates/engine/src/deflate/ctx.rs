@@ -7,7 +7,7 @@
 use super::bitwriter::BitWriter;
 use super::block::{BlockCodes, Encoder, SymBuf};
 use super::bt::Bt;
-use super::matchfind::Chains;
+use super::matchfind::{Chains, SmallChains};
 use super::split::Splitter;
 use super::LevelRow;
 
@@ -32,6 +32,8 @@ pub struct Ctx {
     pub min_match: usize,
     /// Hash chains (greedy and lazy tiers), allocated on first use.
     pub chains: Option<Chains>,
+    /// Hash chains for short segments, allocated on first use.
+    pub small_chains: Option<SmallChains>,
     /// Binary trees (near-optimal tier), allocated on first use.
     pub bt: Option<Bt>,
     /// Two-way hash table of the fastest tier, allocated on first use.
@@ -57,6 +59,7 @@ impl Ctx {
             codes: BlockCodes::Any,
             min_match: 3,
             chains: None,
+            small_chains: None,
             bt: None,
             table: Vec::new(),
             hash_bits: (mem_level as u32 + 7).clamp(10, 16),
@@ -89,14 +92,9 @@ impl Ctx {
         self.split.reset();
     }
 
-    /// The hash chains, reset for a new segment.
-    pub fn take_chains(&mut self, len: usize) -> Chains {
-        let mut c = self
-            .chains
-            .take()
-            .unwrap_or_else(|| Chains::new(self.window_bits, self.hash_bits));
-        c.reset(len);
-        c
+    /// New hash chains for this stream's window and memory level.
+    pub fn new_chains<const H: usize, const P: usize>(&self) -> Chains<H, P> {
+        Chains::new(self.window_bits, self.hash_bits)
     }
 
     /// Starts a segment at `start` with no open symbols.

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 use crate::deflate::ctx::Ctx;
+use crate::deflate::matchfind::{Chains, SMALL_SEGMENT};
 
 /// A length-3 match further than this is not worth its distance bits (zlib uses 4096).
 const TOO_FAR: usize = 8192;
@@ -17,7 +18,27 @@ const MISS_LIMIT: usize = 256;
 
 /// Parses `buf[start..]`; `lazy` selects one-step lazy evaluation.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
-    let mut mf = ctx.take_chains(buf.len());
+    if buf.len() < SMALL_SEGMENT {
+        let mut mf = ctx.small_chains.take().unwrap_or_else(|| ctx.new_chains());
+        mf.reset(buf.len());
+        parse(ctx, &mut mf, buf, start, lazy);
+        ctx.small_chains = Some(mf);
+    } else {
+        let mut mf = ctx.chains.take().unwrap_or_else(|| ctx.new_chains());
+        mf.reset(buf.len());
+        parse(ctx, &mut mf, buf, start, lazy);
+        ctx.chains = Some(mf);
+    }
+}
+
+/// [`run`] with chains of either size.
+fn parse<const H: usize, const P: usize>(
+    ctx: &mut Ctx,
+    mf: &mut Chains<H, P>,
+    buf: &[u8],
+    start: usize,
+    lazy: bool,
+) {
     let end = buf.len();
     let max_dist = ctx.max_dist;
     let depth = ctx.row.depth;
@@ -75,5 +96,4 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
         mf.insert_to(buf, p);
         ctx.sym_done(buf, p);
     }
-    ctx.chains = Some(mf);
 }
