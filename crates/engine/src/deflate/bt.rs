@@ -104,20 +104,19 @@ impl Bt {
                 self.child[pend_gt] = self.child[cs + 1];
                 return if best > 3 { best } else { 0 };
             }
+            // Each side loads its child itself: an index selected from the comparison would
+            // make the next load wait for this candidate's bytes, a likely cache miss.
             if buf[c + len] < buf[pos + len] {
                 self.child[pend_lt] = cur as u32;
                 pend_lt = cs + 1;
                 lt_len = len;
+                cur = self.child[cs + 1] as usize;
             } else {
                 self.child[pend_gt] = cur as u32;
                 pend_gt = cs;
                 gt_len = len;
+                cur = self.child[cs] as usize;
             }
-            cur = self.child[if buf[c + len] < buf[pos + len] {
-                cs + 1
-            } else {
-                cs
-            }] as usize;
             depth -= 1;
         }
     }
