@@ -88,11 +88,6 @@ impl Costs {
         }
         Costs { lit, dist }
     }
-
-    #[inline(always)]
-    fn of_match(&self, len: usize, dist: usize) -> u32 {
-        self.lit[257 + LEN_SYM[len] as usize] + self.dist[dist_sym(dist as u32)]
-    }
 }
 
 /// Parses `buf[start..]` near-optimally; `passes` is the number of cost-model refinements.
@@ -149,6 +144,11 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
         choice.resize(n, (0, 0));
         let mut model = Costs::initial();
         for pass in 0..passes {
+            // Every length's price (symbol and extra bits), looked up once per pass.
+            let mut len_cost = [0u32; 259];
+            for (len, c) in len_cost.iter_mut().enumerate().skip(3) {
+                *c = model.lit[257 + LEN_SYM[len] as usize];
+            }
             for i in (0..n).rev() {
                 let mut best = model.lit[buf[w0 + i] as usize] + cost[i + 1];
                 let mut ch = (0u16, 0u16);
@@ -156,11 +156,16 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
                 let mut from = min_len;
                 for &(l, d) in &matches[a..b] {
                     let l = l as usize;
-                    for len in from..=l {
-                        let c = model.of_match(len, d as usize) + cost[i + len];
-                        if c < best {
-                            best = c;
-                            ch = (len as u16, d);
+                    if l >= from {
+                        let dc = model.dist[dist_sym(d as u32)];
+                        // Lengths from..=l of this match: the cheapest, first on ties.
+                        let rest = &cost[i + from..=i + l];
+                        for (k, (&lc, &r)) in len_cost[from..=l].iter().zip(rest).enumerate() {
+                            let c = lc + dc + r;
+                            if c < best {
+                                best = c;
+                                ch = ((from + k) as u16, d);
+                            }
                         }
                     }
                     from = l + 1;
