@@ -3,7 +3,9 @@
 //! Greedy takes the longest match found at each position. Lazy (zlib's deflate_slow,
 //! libdeflate's lazy) first looks one position ahead, with half the search depth: if the next
 //! position has a better match (longer, unless its distance costs many more bits; or as long
-//! and much closer), the current byte becomes a literal and the decision is repeated there. Matches of length 3
+//! and much closer), the current byte becomes a literal and the decision is repeated there.
+//! Lazy2 (libdeflate's, levels 5-9) then also looks at the position after that, with a quarter
+//! of the depth, and emits two literals if a match there is clearly better. Matches of length 3
 //! further than `TOO_FAR` cost more bits than the three literals they replace and are dropped.
 #![forbid(unsafe_code)]
 
@@ -16,28 +18,36 @@ const TOO_FAR: usize = 8192;
 /// never goes 256 positions without a match, random data always does.
 const MISS_LIMIT: usize = 256;
 
-/// Parses `buf[start..]`; `lazy` selects one-step lazy evaluation.
-pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, lazy: bool) {
+/// Parses `buf[start..]`, looking `ahead` positions past a match before taking it: 0 is greedy,
+/// 1 lazy, 2 libdeflate's lazy2.
+pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, ahead: u32) {
     if buf.len() < SMALL_SEGMENT {
         let mut mf = ctx.small_chains.take().unwrap_or_else(|| ctx.new_chains());
         mf.reset(buf.len());
-        parse(ctx, &mut mf, buf, start, lazy);
+        match ahead {
+            0 => parse::<_, _, 0>(ctx, &mut mf, buf, start),
+            1 => parse::<_, _, 1>(ctx, &mut mf, buf, start),
+            _ => parse::<_, _, 2>(ctx, &mut mf, buf, start),
+        }
         ctx.small_chains = Some(mf);
     } else {
         let mut mf = ctx.chains.take().unwrap_or_else(|| ctx.new_chains());
         mf.reset(buf.len());
-        parse(ctx, &mut mf, buf, start, lazy);
+        match ahead {
+            0 => parse::<_, _, 0>(ctx, &mut mf, buf, start),
+            1 => parse::<_, _, 1>(ctx, &mut mf, buf, start),
+            _ => parse::<_, _, 2>(ctx, &mut mf, buf, start),
+        }
         ctx.chains = Some(mf);
     }
 }
 
-/// [`run`] with chains of either size.
-fn parse<const H: usize, const P: usize>(
+/// [`run`] with chains of either size, compiled for each look-ahead.
+fn parse<const H: usize, const P: usize, const AHEAD: u32>(
     ctx: &mut Ctx,
     mf: &mut Chains<H, P>,
     buf: &[u8],
     start: usize,
-    lazy: bool,
 ) {
     let end = buf.len();
     let max_dist = ctx.max_dist;
@@ -76,20 +86,30 @@ fn parse<const H: usize, const P: usize>(
             continue;
         }
         miss = 0;
-        if lazy {
-            while l < lazy_max && p + 1 < end {
-                // A shallower search suffices to beat a match in hand, shallower still a good one.
-                let dd = if l >= good { depth / 4 } else { depth / 2 };
-                let (l2, d2) = mf.find(buf, p + 1, l - 1, dd.max(1), nice, max_dist);
-                if l2 >= l && accept(l2, d2) && better(l, d, l2, d2) {
+        while AHEAD > 0 && l < lazy_max && p + 1 < end {
+            // A shallower search suffices to beat a match in hand, shallower still a good one.
+            let dd = if l >= good { depth / 4 } else { depth / 2 };
+            let (l2, d2) = mf.find(buf, p + 1, l - 1, dd.max(1), nice, max_dist);
+            if l2 >= l && accept(l2, d2) && better(l, d, l2, d2) {
+                ctx.sb.lit(buf[p]);
+                p += 1;
+                l = l2;
+                d = d2;
+                continue;
+            }
+            // lazy2: two literals must buy clearly more than one.
+            if AHEAD > 1 && p + 2 < end {
+                let (l3, d3) = mf.find(buf, p + 2, l - 1, (depth / 4).max(1), nice, max_dist);
+                if l3 >= l && accept(l3, d3) && 4 * (l3 - l) as i32 + bsr(d) - bsr(d3) > 6 {
                     ctx.sb.lit(buf[p]);
-                    p += 1;
-                    l = l2;
-                    d = d2;
-                } else {
-                    break;
+                    ctx.sb.lit(buf[p + 1]);
+                    p += 2;
+                    l = l3;
+                    d = d3;
+                    continue;
                 }
             }
+            break;
         }
         ctx.sb.matched(l as u32, d as u32);
         p += l;
