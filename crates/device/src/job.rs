@@ -209,6 +209,26 @@ pub fn looks_incompressible(data: &[u8]) -> bool {
     n.log2() - sum / n > INCOMPRESSIBLE_BITS
 }
 
+/// Appends `input` as one independent-block gzip member to `out`; returns its CRC-32. The
+/// header records the member's length, known only once it is compressed: the body goes
+/// straight after a provisional header, which is then rewritten (no second buffer and copy).
+pub(crate) fn write_member(sh: &Shared, level: u32, input: &[u8], out: &mut Vec<u8>) -> u32 {
+    let start = out.len();
+    let mut sizes = MemberSizes {
+        member_len: 0,
+        raw_len: input.len() as u32,
+    };
+    container::write_hz_header(level, sizes, out);
+    deflate_piece(sh, level, &[], input, true, out);
+    let crc = container::check_update(Format::Gzip, 0, input);
+    container::write_trailer(Format::Gzip, crc, input.len() as u64, out);
+    sizes.member_len = (out.len() - start) as u32;
+    let mut header = Vec::with_capacity(HZ_HEADER_LEN);
+    container::write_hz_header(level, sizes, &mut header);
+    out[start..start + HZ_HEADER_LEN].copy_from_slice(&header);
+    crc
+}
+
 /// Compresses one piece through the store-raw policy or the codec.
 fn deflate_piece(
     sh: &Shared,
@@ -312,21 +332,8 @@ impl Run {
                 Some(Ok(Output { data: out, check }))
             }
             Kind::Member { level, input } => {
-                let mut body = Vec::with_capacity(input.len() / 2 + 64);
-                deflate_piece(sh, level, &[], &input, true, &mut body);
-                let crc = container::check_update(Format::Gzip, 0, &input);
-                let member_len = (HZ_HEADER_LEN + body.len() + container::GZIP_TRAILER_LEN) as u32;
-                let mut out = Vec::with_capacity(member_len as usize);
-                container::write_hz_header(
-                    level,
-                    MemberSizes {
-                        member_len,
-                        raw_len: input.len() as u32,
-                    },
-                    &mut out,
-                );
-                out.extend_from_slice(&body);
-                container::write_trailer(Format::Gzip, crc, input.len() as u64, &mut out);
+                let mut out = Vec::with_capacity(input.len() / 2 + 64 + HZ_HEADER_LEN);
+                let crc = write_member(sh, level, &input, &mut out);
                 if sh.cfg.verify && !verify(sh, Format::Gzip, &out, &input) {
                     return Some(Err(JobError::VerifyFailed));
                 }
@@ -365,7 +372,7 @@ pub(crate) fn decode_all(
     }
 }
 
-fn verify(sh: &Shared, format: Format, compressed: &[u8], original: &[u8]) -> bool {
+pub(crate) fn verify(sh: &Shared, format: Format, compressed: &[u8], original: &[u8]) -> bool {
     let ok = matches!(decode_all(sh, format, compressed, original.len()), Ok(d) if d == original);
     if !ok {
         sh.counters

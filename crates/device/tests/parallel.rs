@@ -454,3 +454,27 @@ fn parallel_decoding_with_a_failing_engine_loses_no_data() {
         assert!(fired, "the plan never fired in 200 decodes: {plan:?}");
     }
 }
+
+#[test]
+fn small_inline_members_equal_queued_ones() {
+    // Below the inline threshold (16 KiB by default) a member is written straight from the
+    // input; through the queue (threshold 0) the same member must come out.
+    let data = sample(20_000, 3);
+    let inline = Device::new(DeviceConfig::with_engines(2));
+    let queued = Device::new(DeviceConfig {
+        inline_threshold: 0,
+        ..DeviceConfig::with_engines(2)
+    });
+    let sizes = [0, 1, 100, 1023, 1024, 5000, 20_000];
+    let members: Vec<Vec<u8>> = sizes
+        .iter()
+        .map(|&n| inline.compress_independent(6, &data[..n]))
+        .collect();
+    let s = inline.stats();
+    assert_eq!((s.jobs_inline, s.jobs_queued), (6, 1), "{s:?}");
+    assert_eq!(s.bytes_in, sizes.iter().sum::<usize>() as u64);
+    for (&n, a) in sizes.iter().zip(&members) {
+        assert_eq!(a, &queued.compress_independent(6, &data[..n]), "{n} bytes");
+        assert_eq!(inline.decompress(Format::Gzip, a).unwrap(), &data[..n]);
+    }
+}

@@ -123,8 +123,98 @@ options:
   --decode                  decompression only: 1 and 2 engines against the codec called
                             directly, runs interleaved (A/B/C, repeated) for noisy machines
   --sizes 4K,16M,64M        sizes for --decode (default 4K,16M,64M; at most 64M)
-  --rounds N                interleaved rounds for --decode, best of each (default 7)
+  --rounds N                interleaved rounds for --decode and --small, best of each (default 7)
+  --small                   compression of small buffers (1K,4K; --sizes to change): the
+                            device with 1 and 2 engines against the codec called directly,
+                            interleaved like --decode
   --help                    this text";
+
+/// Best time of `f` per call over one 150 ms burst.
+fn burst(f: &mut dyn FnMut()) -> f64 {
+    let t = Instant::now();
+    let mut reps = 0u32;
+    while t.elapsed() < Duration::from_millis(150) || reps == 0 {
+        f();
+        reps += 1;
+    }
+    t.elapsed().as_secs_f64() / reps as f64
+}
+
+/// Compression of small buffers, interleaved round by round like [`run_decode`]: the device's
+/// independent-block compression with 1 and 2 engines (inline below its threshold) against the
+/// same member written by calling the codec directly on this thread.
+fn run_small(args: &[String], data: &[u8], codec: Arc<dyn Codec>) {
+    let opt = |name: &str| args.windows(2).find(|w| w[0] == name).map(|w| w[1].clone());
+    let sizes: Vec<usize> = opt("--sizes")
+        .unwrap_or("1K,4K".into())
+        .split(',')
+        .map(|s| parse_size(s).expect("--sizes: like 1K,4K"))
+        .map(|n| n.min(data.len()))
+        .collect();
+    let rounds: usize = opt("--rounds").map_or(7, |r| r.parse().expect("--rounds N"));
+    let devices: Vec<Device> = [1, 2]
+        .iter()
+        .map(|&e| {
+            Device::new(DeviceConfig {
+                codec: Some(codec.clone()),
+                ..DeviceConfig::with_engines(e)
+            })
+        })
+        .collect();
+    println!(
+        "small-buffer compression, codec {}, level {LEVEL}, best of {rounds} interleaved rounds (MB/s)",
+        codec.name()
+    );
+    println!(
+        "{:>10} {:>9} {:>9} {:>9} {:>10} {:>10}",
+        "size", "1 eng C", "2 eng C", "direct C", "1eng/dir", "2eng/dir"
+    );
+    for &n in &sizes {
+        let buf = &data[..n];
+        let direct = || {
+            let mut out = Vec::with_capacity(n / 2 + 64);
+            let sizes = hyperz_device::container::MemberSizes {
+                member_len: 0,
+                raw_len: n as u32,
+            };
+            hyperz_device::container::write_hz_header(LEVEL, sizes, &mut out);
+            codec.compress_raw_chunk(LEVEL, &[], buf, true, &mut out);
+            let crc = hyperz_engine::checksum::crc32(0, buf);
+            hyperz_device::container::write_trailer(Format::Gzip, crc, n as u64, &mut out);
+            out
+        };
+        for d in &devices {
+            assert_eq!(
+                d.decompress(Format::Gzip, &d.compress_independent(LEVEL, buf))
+                    .unwrap(),
+                buf
+            );
+        }
+        let mut best = [f64::MAX; 3];
+        for _ in 0..rounds {
+            for (k, d) in devices.iter().enumerate() {
+                let t =
+                    burst(&mut || drop(std::hint::black_box(d.compress_independent(LEVEL, buf))));
+                best[k] = best[k].min(t);
+            }
+            best[2] = best[2].min(burst(&mut || drop(std::hint::black_box(direct()))));
+        }
+        let mbps = best.map(|t| n as f64 / t / 1e6);
+        println!(
+            "{:>10} {:>9.1} {:>9.1} {:>9.1} {:>9.2}x {:>9.2}x",
+            if n % 1024 == 0 {
+                format!("{}K", n >> 10)
+            } else {
+                format!("{n}")
+            },
+            mbps[0],
+            mbps[1],
+            mbps[2],
+            mbps[0] / mbps[2],
+            mbps[1] / mbps[2]
+        );
+    }
+}
 
 /// Decompression only, the series interleaved round by round so slow drifts of a noisy machine
 /// hit every series alike: 1 engine, 2 engines and the codec called directly on this thread.
@@ -181,25 +271,16 @@ fn run_decode(args: &[String], data: &[u8], codec: Arc<dyn Codec>) {
         };
         assert_eq!(direct(), buf);
         let mut best = [f64::MAX; 3];
-        let once = |f: &mut dyn FnMut()| {
-            let t = Instant::now();
-            let mut reps = 0u32;
-            while t.elapsed() < Duration::from_millis(150) || reps == 0 {
-                f();
-                reps += 1;
-            }
-            t.elapsed().as_secs_f64() / reps as f64
-        };
         for _ in 0..rounds {
             for (k, d) in devices.iter().enumerate() {
-                let t = once(&mut || {
+                let t = burst(&mut || {
                     drop(std::hint::black_box(
                         d.decompress(Format::Gzip, &ind).unwrap(),
                     ))
                 });
                 best[k] = best[k].min(t);
             }
-            best[2] = best[2].min(once(&mut || drop(std::hint::black_box(direct()))));
+            best[2] = best[2].min(burst(&mut || drop(std::hint::black_box(direct()))));
         }
         let mbps = best.map(|t| n as f64 / t / 1e6);
         println!(
@@ -239,6 +320,9 @@ pub fn run(args: &[String], data: Vec<u8>) {
     };
     if args.iter().any(|a| a == "--decode") {
         return run_decode(args, &data, codec);
+    }
+    if args.iter().any(|a| a == "--small") {
+        return run_small(args, &data, codec);
     }
     let dec_codec = codec.clone();
     let make = |c: &Arc<dyn Codec>| -> Vec<Device> {
