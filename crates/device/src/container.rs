@@ -111,6 +111,12 @@ pub fn write_hz_header(level: u32, sizes: MemberSizes, out: &mut Vec<u8>) {
     out.extend_from_slice(&sizes.raw_len.to_le_bytes());
 }
 
+/// Rewrites the member length recorded in the header at the start of `member` (the subfield's
+/// first size, eight bytes before the header's end).
+pub fn set_member_len(member: &mut [u8], member_len: u32) {
+    member[HZ_HEADER_LEN - 8..HZ_HEADER_LEN - 4].copy_from_slice(&member_len.to_le_bytes());
+}
+
 /// Appends the trailer of `format` for data with running check `check` and length `len`.
 pub fn write_trailer(format: Format, check: u32, len: u64, out: &mut Vec<u8>) {
     match format {

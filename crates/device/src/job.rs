@@ -214,7 +214,7 @@ pub fn looks_incompressible(data: &[u8]) -> bool {
 /// straight after a provisional header, which is then rewritten (no second buffer and copy).
 pub(crate) fn write_member(sh: &Shared, level: u32, input: &[u8], out: &mut Vec<u8>) -> u32 {
     let start = out.len();
-    let mut sizes = MemberSizes {
+    let sizes = MemberSizes {
         member_len: 0,
         raw_len: input.len() as u32,
     };
@@ -222,10 +222,8 @@ pub(crate) fn write_member(sh: &Shared, level: u32, input: &[u8], out: &mut Vec<
     deflate_piece(sh, level, &[], input, true, out);
     let crc = container::check_update(Format::Gzip, 0, input);
     container::write_trailer(Format::Gzip, crc, input.len() as u64, out);
-    sizes.member_len = (out.len() - start) as u32;
-    let mut header = Vec::with_capacity(HZ_HEADER_LEN);
-    container::write_hz_header(level, sizes, &mut header);
-    out[start..start + HZ_HEADER_LEN].copy_from_slice(&header);
+    let member_len = (out.len() - start) as u32;
+    container::set_member_len(&mut out[start..], member_len);
     crc
 }
 
