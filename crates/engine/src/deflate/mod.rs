@@ -1,8 +1,9 @@
 //! DEFLATE encoding (RFC 1951) with the raw, zlib and gzip containers.
 //!
 //! Levels 0-12 each resolve once to a row of [`LEVELS`]: a parser (stored; the two-way
-//! hash-table greedy parser at level 1; greedy hash chains at 2-3; lazy hash chains at 4-9;
-//! binary trees with an iterated cost-model dynamic program at 10-12) and its parameters. Input is cut
+//! hash-table greedy parser at level 1; greedy hash chains at 2-3; lazy hash chains at 4 and
+//! lazy2 (two positions of look-ahead) at 5-9; binary trees with an iterated cost-model dynamic
+//! program at 10-12) and its parameters. Input is cut
 //! into segments of [`SEGMENT`] bytes at fixed stream offsets; each segment is parsed with the
 //! preceding window as history and ends its last block, so the compressed bytes depend only on
 //! the data (and the flush points the caller asked for), never on how the input was split into
