@@ -129,6 +129,34 @@ options:
                             interleaved like --decode
   --help                    this text";
 
+/// The sizes (`--sizes`, else `default`), rounds (`--rounds`, default 7) and the 1- and
+/// 2-engine devices running `codec` of an interleaved run.
+fn interleaved_setup(
+    args: &[String],
+    data: &[u8],
+    codec: &Arc<dyn Codec>,
+    default: &str,
+) -> (Vec<usize>, usize, Vec<Device>) {
+    let opt = |name: &str| args.windows(2).find(|w| w[0] == name).map(|w| w[1].clone());
+    let sizes = opt("--sizes")
+        .unwrap_or(default.into())
+        .split(',')
+        .map(|s| parse_size(s).expect("--sizes: like 4K,16M"))
+        .map(|n| n.min(data.len()))
+        .collect();
+    let rounds = opt("--rounds").map_or(7, |r| r.parse().expect("--rounds N"));
+    let devices = [1, 2]
+        .iter()
+        .map(|&e| {
+            Device::new(DeviceConfig {
+                codec: Some(codec.clone()),
+                ..DeviceConfig::with_engines(e)
+            })
+        })
+        .collect();
+    (sizes, rounds, devices)
+}
+
 /// Best time of `f` per call over one 150 ms burst.
 fn burst(f: &mut dyn FnMut()) -> f64 {
     let t = Instant::now();
@@ -144,23 +172,7 @@ fn burst(f: &mut dyn FnMut()) -> f64 {
 /// independent-block compression with 1 and 2 engines (inline below its threshold) against the
 /// same member written by calling the codec directly on this thread.
 fn run_small(args: &[String], data: &[u8], codec: Arc<dyn Codec>) {
-    let opt = |name: &str| args.windows(2).find(|w| w[0] == name).map(|w| w[1].clone());
-    let sizes: Vec<usize> = opt("--sizes")
-        .unwrap_or("1K,4K".into())
-        .split(',')
-        .map(|s| parse_size(s).expect("--sizes: like 1K,4K"))
-        .map(|n| n.min(data.len()))
-        .collect();
-    let rounds: usize = opt("--rounds").map_or(7, |r| r.parse().expect("--rounds N"));
-    let devices: Vec<Device> = [1, 2]
-        .iter()
-        .map(|&e| {
-            Device::new(DeviceConfig {
-                codec: Some(codec.clone()),
-                ..DeviceConfig::with_engines(e)
-            })
-        })
-        .collect();
+    let (sizes, rounds, devices) = interleaved_setup(args, data, &codec, "1K,4K");
     println!(
         "small-buffer compression, codec {}, level {LEVEL}, best of {rounds} interleaved rounds (MB/s)",
         codec.name()
@@ -219,23 +231,7 @@ fn run_small(args: &[String], data: &[u8], codec: Arc<dyn Codec>) {
 /// Decompression only, the series interleaved round by round so slow drifts of a noisy machine
 /// hit every series alike: 1 engine, 2 engines and the codec called directly on this thread.
 fn run_decode(args: &[String], data: &[u8], codec: Arc<dyn Codec>) {
-    let opt = |name: &str| args.windows(2).find(|w| w[0] == name).map(|w| w[1].clone());
-    let sizes: Vec<usize> = opt("--sizes")
-        .unwrap_or("4K,16M,64M".into())
-        .split(',')
-        .map(|s| parse_size(s).expect("--sizes: like 4K,16M,64M"))
-        .map(|n| n.min(data.len()))
-        .collect();
-    let rounds: usize = opt("--rounds").map_or(7, |r| r.parse().expect("--rounds N"));
-    let devices: Vec<Device> = [1, 2]
-        .iter()
-        .map(|&e| {
-            Device::new(DeviceConfig {
-                codec: Some(codec.clone()),
-                ..DeviceConfig::with_engines(e)
-            })
-        })
-        .collect();
+    let (sizes, rounds, devices) = interleaved_setup(args, data, &codec, "4K,16M,64M");
     println!(
         "decode only, codec {}, level {LEVEL}, best of {rounds} interleaved rounds (MB/s)",
         codec.name()

@@ -222,17 +222,21 @@ impl<const H: usize, const P: usize> Chains<H, P> {
 mod tests {
     use super::*;
 
-    /// Short segments of text-like, periodic and random bytes: the small tables find exactly
-    /// the matches the full ones do, at every position and depth, for each memory level.
-    #[test]
-    fn small_chains_find_what_full_chains_find() {
-        let mut s = 0x9E37_79B9_7F4A_7C15u64;
-        let mut rnd = move || {
+    /// A deterministic pseudo-random sequence (xorshift64).
+    fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
+        move || {
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
             s
-        };
+        }
+    }
+
+    /// Short segments of text-like, periodic and random bytes: the small tables find exactly
+    /// the matches the full ones do, at every position and depth, for each memory level.
+    #[test]
+    fn small_chains_find_what_full_chains_find() {
+        let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15u64);
         for len in [5usize, 100, 1000, 2047, 2048, 4000, SMALL_SEGMENT - 1] {
             for kind in 0..3 {
                 let buf: Vec<u8> = (0..len)
@@ -264,13 +268,7 @@ mod tests {
     /// and 258-byte runs across the window edge.
     #[test]
     fn find_reports_real_matches() {
-        let mut s = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
+        let mut rnd = xorshift(0x2545_F491_4F6C_DD1Du64);
         let mut inputs = vec![
             vec![0u8; 70_000],
             (0..70_000).map(|_| rnd() as u8).collect(),

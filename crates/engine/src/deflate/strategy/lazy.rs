@@ -22,24 +22,28 @@ const MISS_LIMIT: usize = 256;
 /// 1 lazy, 2 libdeflate's lazy2.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, ahead: u32) {
     if buf.len() < SMALL_SEGMENT {
-        let mut mf = ctx.small_chains.take().unwrap_or_else(|| ctx.new_chains());
-        mf.reset(buf.len());
-        match ahead {
-            0 => parse::<_, _, 0>(ctx, &mut mf, buf, start),
-            1 => parse::<_, _, 1>(ctx, &mut mf, buf, start),
-            _ => parse::<_, _, 2>(ctx, &mut mf, buf, start),
-        }
-        ctx.small_chains = Some(mf);
+        run_with(ctx, |c| &mut c.small_chains, buf, start, ahead);
     } else {
-        let mut mf = ctx.chains.take().unwrap_or_else(|| ctx.new_chains());
-        mf.reset(buf.len());
-        match ahead {
-            0 => parse::<_, _, 0>(ctx, &mut mf, buf, start),
-            1 => parse::<_, _, 1>(ctx, &mut mf, buf, start),
-            _ => parse::<_, _, 2>(ctx, &mut mf, buf, start),
-        }
-        ctx.chains = Some(mf);
+        run_with(ctx, |c| &mut c.chains, buf, start, ahead);
     }
+}
+
+/// [`run`] with the chains kept in `slot` (allocated on first use, reset for this segment).
+fn run_with<const H: usize, const P: usize>(
+    ctx: &mut Ctx,
+    slot: fn(&mut Ctx) -> &mut Option<Chains<H, P>>,
+    buf: &[u8],
+    start: usize,
+    ahead: u32,
+) {
+    let mut mf = slot(ctx).take().unwrap_or_else(|| ctx.new_chains());
+    mf.reset(buf.len());
+    match ahead {
+        0 => parse::<H, P, 0>(ctx, &mut mf, buf, start),
+        1 => parse::<H, P, 1>(ctx, &mut mf, buf, start),
+        _ => parse::<H, P, 2>(ctx, &mut mf, buf, start),
+    }
+    *slot(ctx) = Some(mf);
 }
 
 /// [`run`] with chains of either size, compiled for each look-ahead.
