@@ -354,7 +354,7 @@ impl Device {
     /// Compresses `input` into an independent-block gzip stream.
     pub fn compress_independent(&self, level: u32, input: &[u8]) -> Vec<u8> {
         let sh = &self.shared;
-        if input.len() < sh.cfg.inline_threshold && input.len() <= self.config().block_size {
+        if input.len() < sh.cfg.inline_threshold && input.len() <= sh.cfg.block_size {
             // One member, inline: written straight from `input` into the result, without the
             // stream's block buffer, job and handle (they cost 1-4% of the call at 0.5-4 KiB).
             // A member that fails verification takes the general path, which redoes it.
