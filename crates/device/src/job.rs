@@ -213,6 +213,7 @@ pub fn looks_incompressible(data: &[u8]) -> bool {
 /// header records the member's length, known only once it is compressed: the body goes
 /// straight after a provisional header, which is then rewritten (no second buffer and copy).
 pub(crate) fn write_member(sh: &Shared, level: u32, input: &[u8], out: &mut Vec<u8>) -> u32 {
+    out.reserve(HZ_HEADER_LEN + input.len() / 2 + 64);
     let start = out.len();
     let sizes = MemberSizes {
         member_len: 0,
@@ -330,7 +331,7 @@ impl Run {
                 Some(Ok(Output { data: out, check }))
             }
             Kind::Member { level, input } => {
-                let mut out = Vec::with_capacity(input.len() / 2 + 64 + HZ_HEADER_LEN);
+                let mut out = Vec::new();
                 let crc = write_member(sh, level, &input, &mut out);
                 if sh.cfg.verify && !verify(sh, Format::Gzip, &out, &input) {
                     return Some(Err(JobError::VerifyFailed));

@@ -13,8 +13,8 @@
 //! The engine runs on the caller's thread. It must not spawn threads, do I/O, read the
 //! environment or allocate inside its hot loops: scheduling, queues and policy belong to the
 //! device runtime (`hyperz-device`), and the C ABI belongs to `hyperz-zlib`. `unsafe` is allowed
-//! only in the bit I/O, the SIMD kernels, the match-copy primitives and the memory hint, each block with a
-//! `// SAFETY:` comment; algorithm modules start with `#![forbid(unsafe_code)]`.
+//! only in the bit I/O, the SIMD kernels, the match-copy primitives and the memory hint, each
+//! block with a `// SAFETY:` comment; algorithm modules start with `#![forbid(unsafe_code)]`.
 #![deny(missing_docs)]
 
 mod arch;

@@ -589,18 +589,8 @@ impl Core {
                 hf::e_value($e) + ((saved & ((1u64 << total) - 1)) >> hf::e_len($e)) as u32
             }};
         }
-        // Writes literal entry `$e`'s byte and looks up the next entry into `$e`.
-        macro_rules! literal {
-            ($e:ident) => {
-                bitbuf >>= hf::e_total($e);
-                bitcnt -= hf::e_total($e);
-                out[o] = ($e >> 16) as u8;
-                o += 1;
-                $e = t[(bitbuf & LMASK) as usize];
-            };
-        }
-        // Writes literal entry `$e`'s byte to `$w[$k]` (output position `o`) and looks up the
-        // next entry into `$e`.
+        // Writes literal entry `$e`'s byte to `$w[$k]` (output position `o`: `$w` is `out` and
+        // `$k` is `o`, or a window of `out` starting at `o`) and looks up the next entry.
         macro_rules! lit {
             ($w:ident, $k:expr, $e:ident) => {
                 bitbuf >>= hf::e_total($e);
@@ -638,7 +628,7 @@ impl Core {
                     let sb = hf::e_sub_bits(e);
                     e = t[hf::e_value(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
                     if e & hf::LITERAL != 0 {
-                        literal!(e);
+                        lit!(out, o, e);
                         continue;
                     }
                 }

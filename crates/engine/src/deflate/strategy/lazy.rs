@@ -66,8 +66,8 @@ fn parse<const H: usize, const P: usize, const AHEAD: u32>(
     // libdeflate's rule: a longer match is worth a literal unless its distance costs many more
     // bits; an equally long one only if it is much closer.
     let bsr = |d: usize| (usize::BITS - 1 - d.leading_zeros()) as i32;
-    let better =
-        |l: usize, d: usize, l2: usize, d2: usize| 4 * (l2 - l) as i32 + bsr(d) - bsr(d2) > 2;
+    // lazy2 asks more of a match two positions on (> 6), which costs two literals.
+    let gain = |l: usize, d: usize, l2: usize, d2: usize| 4 * (l2 - l) as i32 + bsr(d) - bsr(d2);
     let mut p = start;
     let mut miss = 0usize;
     while p < end {
@@ -94,17 +94,17 @@ fn parse<const H: usize, const P: usize, const AHEAD: u32>(
             // A shallower search suffices to beat a match in hand, shallower still a good one.
             let dd = if l >= good { depth / 4 } else { depth / 2 };
             let (l2, d2) = mf.find(buf, p + 1, l - 1, dd.max(1), nice, max_dist);
-            if l2 >= l && accept(l2, d2) && better(l, d, l2, d2) {
+            if l2 >= l && accept(l2, d2) && gain(l, d, l2, d2) > 2 {
                 ctx.sb.lit(buf[p]);
                 p += 1;
                 l = l2;
                 d = d2;
                 continue;
             }
-            // lazy2: two literals must buy clearly more than one.
+            // lazy2: a second look, for a match worth two literals.
             if AHEAD > 1 && p + 2 < end {
                 let (l3, d3) = mf.find(buf, p + 2, l - 1, (depth / 4).max(1), nice, max_dist);
-                if l3 >= l && accept(l3, d3) && 4 * (l3 - l) as i32 + bsr(d) - bsr(d3) > 6 {
+                if l3 >= l && accept(l3, d3) && gain(l, d, l3, d3) > 6 {
                     ctx.sb.lit(buf[p]);
                     ctx.sb.lit(buf[p + 1]);
                     p += 2;
