@@ -70,6 +70,21 @@ impl SymBuf {
         self.obs[lit_obs(b)] += 1;
         self.obs_total += 1;
     }
+    /// Records a run of literals (the parser's unsearched stretches in incompressible data):
+    /// the counters are summed in registers and added once.
+    #[inline(never)]
+    pub fn lits(&mut self, bytes: &[u8]) {
+        self.syms.extend(bytes.iter().map(|&b| b as u32));
+        let mut obs = [0u32; 8];
+        for &b in bytes {
+            self.lit_freq[b as usize] += 1;
+            obs[lit_obs(b)] += 1;
+        }
+        for (o, n) in self.obs.iter_mut().zip(obs) {
+            *o += n;
+        }
+        self.obs_total += bytes.len() as u32;
+    }
     /// Records a match (3 <= len <= 258, 1 <= dist <= 32768).
     #[inline(always)]
     pub fn matched(&mut self, len: u32, dist: u32) {
@@ -170,10 +185,10 @@ impl Encoder {
             .map_or(0, |p| p + 1);
         // Code-length RLE.
         self.rle.clear();
-        let mut all: Vec<u8> = Vec::with_capacity(hlit + hdist);
-        all.extend_from_slice(&self.lit_lens[..hlit]);
-        all.extend_from_slice(&self.dist_lens[..hdist]);
-        rle_lengths(&all, &mut self.rle);
+        let mut all = [0u8; 286 + 30];
+        all[..hlit].copy_from_slice(&self.lit_lens[..hlit]);
+        all[hlit..hlit + hdist].copy_from_slice(&self.dist_lens[..hdist]);
+        rle_lengths(&all[..hlit + hdist], &mut self.rle);
         let mut cl_freq = [0u32; 19];
         for &(s, _) in &self.rle {
             cl_freq[s as usize] += 1;

@@ -76,13 +76,9 @@ fn parse<const H: usize, const P: usize, const AHEAD: u32>(
             // After MISS_LIMIT searches without a match the data looks incompressible: step
             // over more and more positions unsearched (they are still hashed).
             miss += 1;
-            let step = if miss > MISS_LIMIT {
-                1 + ((miss - MISS_LIMIT) >> 4).min(64)
+            if miss > MISS_LIMIT {
+                p = skip_literals(ctx, buf, p, miss);
             } else {
-                1
-            };
-            let to = (p + step).min(end);
-            while p < to {
                 ctx.sb.lit(buf[p]);
                 p += 1;
             }
@@ -120,4 +116,15 @@ fn parse<const H: usize, const P: usize, const AHEAD: u32>(
         mf.insert_to(buf, p);
         ctx.sym_done(buf, p);
     }
+}
+
+/// Records the literals at `buf[p..]` that the parser steps over unsearched after `miss`
+/// failed searches (more the longer the data stays incompressible); returns the new position.
+#[cold]
+#[inline(never)]
+fn skip_literals(ctx: &mut Ctx, buf: &[u8], p: usize, miss: usize) -> usize {
+    let step = 1 + ((miss - MISS_LIMIT) >> 4).min(64);
+    let to = (p + step).min(buf.len());
+    ctx.sb.lits(&buf[p..to]);
+    to
 }
