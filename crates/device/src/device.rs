@@ -201,7 +201,11 @@ fn engine_loop(id: usize, sh: &Shared, q: &JobQueue<Task>) {
                 if let Ok(o) = &r {
                     sh.counters.io(t.run.job.input_len(), o.data.len());
                 }
-                t.slot.complete(SlotState::Done(r));
+                // The job (and its share of the input) is released before the waiter wakes, so
+                // a stream can take its input buffer back for the next block.
+                let slot = t.slot;
+                drop(t.run);
+                slot.complete(SlotState::Done(r));
             }
             Err(_) => {
                 sh.counters.faults.fetch_add(1, Relaxed);

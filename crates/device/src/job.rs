@@ -68,17 +68,18 @@ pub(crate) enum Kind {
         limit: usize,
     },
     /// A parallel-stream block: `data[..dict_len]` is the dictionary, the rest is compressed.
+    /// The stream's buffer moves into the job whole (no copy), hence a `Vec`.
     Block {
         format: Format,
         level: u32,
-        data: Arc<[u8]>,
+        data: Arc<Vec<u8>>,
         dict_len: usize,
         last: bool,
     },
     /// An independent-block gzip member.
     Member {
         level: u32,
-        input: Arc<[u8]>,
+        input: Arc<Vec<u8>>,
     },
     Custom {
         len: usize,
@@ -133,7 +134,7 @@ impl Job {
     pub(crate) fn block(
         format: Format,
         level: u32,
-        data: Arc<[u8]>,
+        data: Arc<Vec<u8>>,
         dict_len: usize,
         last: bool,
     ) -> Job {
@@ -147,7 +148,7 @@ impl Job {
             },
         }
     }
-    pub(crate) fn member(level: u32, input: Arc<[u8]>) -> Job {
+    pub(crate) fn member(level: u32, input: Arc<Vec<u8>>) -> Job {
         Job {
             kind: Kind::Member { level, input },
         }
@@ -155,9 +156,8 @@ impl Job {
     /// Input bytes of the job (for the inline threshold and the histogram).
     pub fn input_len(&self) -> usize {
         match &self.kind {
-            Kind::Compress { input, .. }
-            | Kind::Decompress { input, .. }
-            | Kind::Member { input, .. } => input.len(),
+            Kind::Compress { input, .. } | Kind::Decompress { input, .. } => input.len(),
+            Kind::Member { input, .. } => input.len(),
             Kind::Block { data, dict_len, .. } => data.len() - dict_len,
             Kind::Custom { len, .. } => *len,
         }

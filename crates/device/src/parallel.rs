@@ -38,7 +38,13 @@ struct Pending {
     handle: JobHandle,
     raw_len: usize,
     held: usize,
+    /// The block's input, taken back for a later block once the job is done.
+    data: Arc<Vec<u8>>,
 }
+
+/// Finished blocks' input buffers a stream keeps for reuse: fresh block-sized allocations would
+/// be new pages, faulted in (and zeroed by the kernel) again for every block.
+const SPARE_BUFFERS: usize = 2;
 
 /// An incremental parallel compressor: push input with [`write`](Self::write), collect output
 /// chunks in order, end with [`finish`](Self::finish).
@@ -53,6 +59,7 @@ pub struct ParallelDeflater<'d> {
     buf: Vec<u8>,
     dict_len: usize,
     pending: VecDeque<Pending>,
+    spare: Vec<Vec<u8>>,
     header_done: bool,
     /// The header written instead of the default one (e.g. a caller's gzip header fields).
     header: Option<Vec<u8>>,
@@ -86,6 +93,7 @@ impl<'d> ParallelDeflater<'d> {
             buf: Vec::new(),
             dict_len: 0,
             pending: VecDeque::new(),
+            spare: Vec::new(),
             header_done: false,
             header: None,
             check: container::check_init(format),
@@ -174,6 +182,7 @@ impl<'d> ParallelDeflater<'d> {
             buf: self.buf.clone(),
             dict_len: self.dict_len,
             pending: VecDeque::new(),
+            spare: Vec::new(),
             header_done: self.header_done,
             header: self.header.clone(),
             check: self.check,
@@ -194,6 +203,10 @@ impl<'d> ParallelDeflater<'d> {
             // exists, so the last block (BFINAL) is known without look-ahead by the caller.
             let room = (self.dict_len + self.block_size + 1).saturating_sub(self.buf.len());
             let take = room.min(data.len());
+            if self.buf.capacity() - self.buf.len() < take {
+                // Room for the whole block at once: it will move into its job as it is.
+                self.buf.reserve_exact(room);
+            }
             self.buf.extend_from_slice(&data[..take]);
             self.counters().buffer_add(take);
             data = &data[take..];
@@ -219,13 +232,23 @@ impl<'d> ParallelDeflater<'d> {
             self.emit_front(out);
         }
         let raw_len = end - self.dict_len;
-        let (job, held) = if self.independent {
-            let data: Arc<[u8]> = Arc::from(&self.buf[self.dict_len..end]);
-            (Job::member(self.level, data), raw_len)
+        // The block's bytes move into the job; only what the next block needs (its 32 KiB of
+        // dictionary in dependent mode, and input past `end`) is copied into a new buffer.
+        let keep_from = if self.independent {
+            end
         } else {
-            let data: Arc<[u8]> = Arc::from(&self.buf[..end]);
+            end.saturating_sub(WINDOW)
+        };
+        let mut next = self.spare.pop().unwrap_or_default();
+        next.extend_from_slice(&self.buf[keep_from..]);
+        let mut data = std::mem::replace(&mut self.buf, next);
+        data.truncate(end);
+        let data = Arc::new(data);
+        let (job, held) = if self.independent {
+            (Job::member(self.level, data.clone()), raw_len)
+        } else {
             (
-                Job::block(self.format, self.level, data, self.dict_len, last),
+                Job::block(self.format, self.level, data.clone(), self.dict_len, last),
                 end,
             )
         };
@@ -235,14 +258,8 @@ impl<'d> ParallelDeflater<'d> {
             handle,
             raw_len,
             held,
+            data,
         });
-        // Keep the last 32 KiB as the next block's dictionary (dependent mode only).
-        let keep_from = if self.independent {
-            end
-        } else {
-            end.saturating_sub(WINDOW)
-        };
-        self.buf.drain(..keep_from);
         self.dict_len = end - keep_from;
         self.counters().buffer_sub(keep_from);
     }
@@ -268,13 +285,24 @@ impl<'d> ParallelDeflater<'d> {
             .wait()
             .unwrap_or_else(|e| panic!("compression job failed: {e}"));
         self.counters().buffer_sub(p.held);
+        if let Ok(mut v) = Arc::try_unwrap(p.data) {
+            if self.spare.len() < SPARE_BUFFERS {
+                v.clear();
+                self.spare.push(v);
+            }
+        }
         self.write_header(out);
         if !self.independent {
             self.check =
                 container::check_combine(self.format, self.check, o.check, p.raw_len as u64);
         }
         self.total_out += o.data.len() as u64;
-        out.extend_from_slice(&o.data);
+        if out.is_empty() {
+            // Nothing waiting: the block's output becomes the buffer, without a copy.
+            *out = o.data;
+        } else {
+            out.extend_from_slice(&o.data);
+        }
     }
 
     fn drain_ready(&mut self, out: &mut Vec<u8>) {
@@ -344,7 +372,7 @@ impl Device {
                 .expect("compression cannot fail")
                 .data;
         }
-        let mut out = Vec::with_capacity(input.len() / 2);
+        let mut out = Vec::new();
         let mut z = ParallelDeflater::new(self, format, level);
         z.write(input, &mut out);
         z.finish(&mut out);
