@@ -454,6 +454,43 @@ fn checksums_match() {
     }
 }
 
+/// Buffers of 4 MiB and more are checksummed in pieces on several threads: the combined checks
+/// must equal zlib's serial ones, from any starting value and for uneven piece sizes.
+#[test]
+fn large_checksums_match() {
+    let libs = Zlib::both();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let data: Vec<u8> = (0..(9 << 20) + 5)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if i % 3 == 0 {
+                b'a'
+            } else {
+                x as u8
+            }
+        })
+        .collect();
+    for len in [4 << 20, (4 << 20) + 1, (9 << 20) + 5] {
+        let r: Vec<(c_ulong, c_ulong)> = libs
+            .iter()
+            .map(|z| {
+                // SAFETY: valid slices.
+                unsafe {
+                    let c0 = (z.crc32)(0, b"hello".as_ptr(), 5);
+                    let a0 = (z.adler32)(1, b"hello".as_ptr(), 5);
+                    (
+                        (z.crc32)(c0, data.as_ptr(), len as u32),
+                        (z.adler32)(a0, data.as_ptr(), len as u32),
+                    )
+                }
+            })
+            .collect();
+        assert_eq!(r[0], r[1], "length {len}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 

@@ -21,6 +21,48 @@ unsafe fn bytes<'a>(buf: *const c_uchar, len: usize) -> &'a [u8] {
     }
 }
 
+/// Buffers at least this long are checksummed in one piece per engine, on scoped threads, and
+/// the pieces' checks combined: CRC-32 runs at about 10 GB/s per core, so a thread's start
+/// (tens of microseconds) is under 1% of such a call.
+const PARALLEL_MIN: usize = 4 << 20;
+
+/// `f(init, data)` computed in pieces on `HYPERZ_ENGINES` threads (the caller's among them) and
+/// joined with `combine`; `zero` is the checksum's initial value. A thread that cannot be
+/// started leaves its piece to the caller, so the result is always `f(init, data)`.
+fn split_check(
+    init: u32,
+    data: &[u8],
+    zero: u32,
+    f: fn(u32, &[u8]) -> u32,
+    combine: fn(u32, u32, u64) -> u32,
+) -> u32 {
+    let cfg = crate::config::config();
+    let n = if data.len() < PARALLEL_MIN || cfg.force_inline {
+        1
+    } else {
+        cfg.engines.min(data.len() / (PARALLEL_MIN / 4))
+    };
+    if n <= 1 {
+        return f(init, data);
+    }
+    let (first, rest) = data.split_at(data.len().div_ceil(n));
+    std::thread::scope(|s| {
+        let helpers: Vec<_> = rest
+            .chunks(first.len())
+            .map(|c| {
+                let h = std::thread::Builder::new().spawn_scoped(s, move || f(zero, c));
+                (h.ok(), c)
+            })
+            .collect();
+        let mut acc = f(init, first);
+        for (h, c) in helpers {
+            let v = h.and_then(|h| h.join().ok()).unwrap_or_else(|| f(zero, c));
+            acc = combine(acc, v, c.len() as u64);
+        }
+        acc
+    })
+}
+
 /// `uLong crc32(uLong crc, const Bytef *buf, uInt len)`
 ///
 /// # Safety
@@ -42,7 +84,13 @@ pub unsafe extern "C" fn crc32_z(crc: c_ulong, buf: *const c_uchar, len: usize) 
     }
     // SAFETY: forwarded caller contract.
     let data = unsafe { bytes(buf, len) };
-    checksum::crc32(crc as u32, data) as c_ulong
+    split_check(
+        crc as u32,
+        data,
+        0,
+        checksum::crc32,
+        checksum::crc32_combine,
+    ) as c_ulong
 }
 
 /// `uLong adler32(uLong adler, const Bytef *buf, uInt len)`
@@ -66,7 +114,13 @@ pub unsafe extern "C" fn adler32_z(adler: c_ulong, buf: *const c_uchar, len: usi
     }
     // SAFETY: forwarded caller contract.
     let data = unsafe { bytes(buf, len) };
-    checksum::adler32(adler as u32, data) as c_ulong
+    split_check(
+        adler as u32,
+        data,
+        1,
+        checksum::adler32,
+        checksum::adler32_combine,
+    ) as c_ulong
 }
 
 /// `uLong crc32_combine(uLong crc1, uLong crc2, z_off_t len2)`

@@ -3,7 +3,7 @@
 //!
 //! | variable | meaning | default |
 //! |---|---|---|
-//! | `HYPERZ_ENGINES` | engine threads for parallel deflate | number of cores |
+//! | `HYPERZ_ENGINES` | engine threads for parallel deflate (and pieces a checksum of 4 MiB or more is split into) | number of cores |
 //! | `HYPERZ_INLINE=1` | never use the engines: every stream is compressed on the caller's thread | off |
 //! | `HYPERZ_THRESHOLD` | bytes a deflate stream buffers before it goes parallel | 256 KiB (one block) |
 //! | `HYPERZ_BUDGET` | bytes all streams together may buffer for the engines | 256 MiB |
@@ -24,6 +24,8 @@ pub struct Config {
     pub budget: usize,
     /// Print the trace summary at exit.
     pub trace: bool,
+    /// Engines the device runs (`HYPERZ_ENGINES`, else the number of cores).
+    pub engines: usize,
 }
 
 fn env_num(name: &str) -> Option<usize> {
@@ -51,6 +53,9 @@ pub fn config() -> &'static Config {
             threshold: env_num("HYPERZ_THRESHOLD").unwrap_or(256 << 10).max(1),
             budget: env_num("HYPERZ_BUDGET").unwrap_or(256 << 20),
             trace: env_flag("HYPERZ_TRACE"),
+            engines: env_num("HYPERZ_ENGINES")
+                .unwrap_or_else(|| DeviceConfig::default().engines)
+                .max(1),
         };
         if c.trace {
             // SAFETY: registering a plain `extern "C" fn()` with atexit has no preconditions.
@@ -66,9 +71,7 @@ pub fn device() -> &'static Device {
     static DEV: OnceLock<Device> = OnceLock::new();
     DEV.get_or_init(|| {
         let mut cfg = DeviceConfig::default();
-        if let Some(n) = env_num("HYPERZ_ENGINES") {
-            cfg.engines = n.max(1);
-        }
+        cfg.engines = config().engines;
         cfg.verify = env_flag("HYPERZ_VERIFY");
         Device::new(cfg)
     })
