@@ -14,9 +14,10 @@ use crate::deflate::matchfind::{Chains, SMALL_SEGMENT};
 
 /// A length-3 match further than this is not worth its distance bits (zlib uses 4096).
 const TOO_FAR: usize = 8192;
-/// Consecutive failed searches before the parser starts skipping: compressible data almost
-/// never goes 256 positions without a match, random data always does.
-const MISS_LIMIT: usize = 256;
+/// Consecutive failed searches before the parser starts skipping: compressible data rarely
+/// goes 64 positions without a match, random data always does. (256 gave the same ratio on
+/// the sample, the corpus and a 200 MB tar of /usr, at L6 2% slower on the tar.)
+const MISS_LIMIT: usize = 64;
 
 /// Parses `buf[start..]`, looking `ahead` positions past a match before taking it: 0 is greedy,
 /// 1 lazy, 2 libdeflate's lazy2.
