@@ -10,33 +10,63 @@
 //! A single used symbol gets a partner so that every code is complete.
 #![forbid(unsafe_code)]
 
-/// Computes code lengths (0 = unused) for `freqs` with no length above `max_len`.
+/// Most symbols an alphabet has (literal/length: 288).
+const MAX_SYMS: usize = 288;
+
+/// Computes code lengths (0 = unused) for `freqs` (at most 288 symbols) with no length above
+/// `max_len`. It runs three times per block, so it works in fixed arrays on the stack.
 pub fn build_lengths(freqs: &[u32], max_len: u32, lens: &mut [u8]) {
     let n = freqs.len();
+    assert!(n <= MAX_SYMS, "alphabet of {n} symbols");
     lens[..n].fill(0);
-    let mut syms: Vec<(u32, u16)> = (0..n)
-        .filter(|&s| freqs[s] != 0)
-        .map(|s| (freqs[s], s as u16))
-        .collect();
-    if syms.is_empty() {
+    // (frequency, symbol) packed so that sorting the keys sorts by frequency, then symbol:
+    // a counting sort on the frequency (stable: symbols come in ascending order), then a
+    // comparison sort of the few keys whose frequency is beyond the counters.
+    const COUNTERS: usize = 512;
+    let mut start = [0u16; COUNTERS];
+    let mut m = 0;
+    for &f in freqs {
+        if f != 0 {
+            start[(f as usize).min(COUNTERS - 1)] += 1;
+            m += 1;
+        }
+    }
+    if m == 0 {
         return;
     }
-    if syms.len() == 1 {
-        let s = syms[0].1 as usize;
+    let mut sum = 0;
+    for c in start.iter_mut() {
+        let k = *c;
+        *c = sum;
+        sum += k;
+    }
+    let mut keys = [0u64; MAX_SYMS];
+    for (s, &f) in freqs.iter().enumerate() {
+        if f != 0 {
+            let b = (f as usize).min(COUNTERS - 1);
+            keys[start[b] as usize] = (f as u64) << 16 | s as u64;
+            start[b] += 1;
+        }
+    }
+    let big = start[COUNTERS - 2] as usize;
+    keys[big..m].sort_unstable();
+    if m == 1 {
+        let s = (keys[0] & 0xFFFF) as usize;
         lens[s] = 1;
         lens[if s == 0 { 1 } else { 0 }] = 1;
         return;
     }
-    syms.sort_unstable();
-    let m = syms.len();
+    let syms = &keys[..m];
     // Node weights: leaves 0..m, internal m..2m-1. parent[] links for depth computation.
-    let mut weight: Vec<u64> = Vec::with_capacity(2 * m);
-    weight.extend(syms.iter().map(|&(f, _)| f as u64));
-    let mut parent = vec![0usize; 2 * m - 1];
-    let (mut leaf, mut node) = (0usize, m);
+    let mut weight = [0u64; 2 * MAX_SYMS];
+    for (w, &k) in weight.iter_mut().zip(syms) {
+        *w = k >> 16;
+    }
+    let mut parent = [0u16; 2 * MAX_SYMS];
+    let (mut leaf, mut node, mut next) = (0usize, m, m);
     for _ in 0..m - 1 {
         let mut pick = || {
-            if leaf < m && (node >= weight.len() || weight[leaf] <= weight[node]) {
+            if leaf < m && (node >= next || weight[leaf] <= weight[node]) {
                 leaf += 1;
                 leaf - 1
             } else {
@@ -46,17 +76,17 @@ pub fn build_lengths(freqs: &[u32], max_len: u32, lens: &mut [u8]) {
         };
         let a = pick();
         let b = pick();
-        let id = weight.len();
-        weight.push(weight[a] + weight[b]);
-        parent[a] = id;
-        parent[b] = id;
+        weight[next] = weight[a] + weight[b];
+        parent[a] = next as u16;
+        parent[b] = next as u16;
+        next += 1;
     }
     let root = 2 * m - 2;
-    let mut depth = vec![0u32; 2 * m - 1];
+    let mut depth = [0u32; 2 * MAX_SYMS];
     for i in (0..root).rev() {
-        depth[i] = depth[parent[i]] + 1;
+        depth[i] = depth[parent[i] as usize] + 1;
     }
-    let mut count = vec![0u32; m + 2];
+    let mut count = [0u32; MAX_SYMS + 2];
     for &d in &depth[..m] {
         count[d as usize] += 1;
     }
@@ -84,7 +114,7 @@ pub fn build_lengths(freqs: &[u32], max_len: u32, lens: &mut [u8]) {
     let mut i = 0;
     for d in (1..=lim.max(maxd).min(count.len() - 1)).rev() {
         for _ in 0..count[d] {
-            lens[syms[i].1 as usize] = d as u8;
+            lens[(syms[i] & 0xFFFF) as usize] = d as u8;
             i += 1;
         }
     }
