@@ -77,6 +77,10 @@ pub struct Chains<const H: usize = HEAD_SIZE, const P: usize = PREV_SIZE> {
     mask: usize,
     /// Next position to insert.
     pub next: usize,
+    /// `(p, hash of p)` for the position after the last search, computed there for the
+    /// prefetch: the lazy parser searches it next, and its walk can start without waiting for
+    /// the hash.
+    ahead: (usize, usize),
 }
 
 impl<const H: usize, const P: usize> Chains<H, P> {
@@ -90,6 +94,7 @@ impl<const H: usize, const P: usize> Chains<H, P> {
             max_bits: hash_bits.min(H.trailing_zeros()),
             mask: w - 1,
             next: 0,
+            ahead: (usize::MAX, 0),
         }
     }
 
@@ -107,6 +112,7 @@ impl<const H: usize, const P: usize> Chains<H, P> {
         // Hashes stay below 2^hash_bits: only that part of the table is ever used.
         self.head[..1 << self.hash_bits].fill(0);
         self.next = 0;
+        self.ahead = (usize::MAX, 0);
     }
 
     #[inline(always)]
@@ -150,11 +156,17 @@ impl<const H: usize, const P: usize> Chains<H, P> {
         if pos + 4 > end {
             return (0, 0);
         }
-        let h = self.hash(buf, pos);
+        let h = if self.ahead.0 == pos {
+            self.ahead.1
+        } else {
+            self.hash(buf, pos)
+        };
         // The lazy parser searches pos + 1 next: start loading its bucket now, while this
         // chain is walked.
         if pos + 5 <= end {
-            crate::arch::prefetch(&self.head[..], self.hash(buf, pos + 1));
+            let h1 = self.hash(buf, pos + 1);
+            crate::arch::prefetch(&self.head[..], h1);
+            self.ahead = (pos + 1, h1);
         }
         let mut cur = self.head[h] as usize;
         let l = self.link(pos);
