@@ -57,22 +57,25 @@ pub fn build_lengths(freqs: &[u32], max_len: u32, lens: &mut [u8]) {
         return;
     }
     let syms = &keys[..m];
-    // Node weights: leaves 0..m, internal m..2m-1. parent[] links for depth computation.
-    let mut weight = [0u64; 2 * MAX_SYMS];
+    // Node weights: leaves 0..m, a sentinel at m, internal nodes from m + 1 on, each followed
+    // by a sentinel while it is the next to be created. The sentinels (u64::MAX) stand for an
+    // exhausted queue, so each pick is one comparison and conditional moves, not branches:
+    // which queue's head is lighter is a coin toss the branch predictor loses.
+    let mut weight = [0u64; 2 * MAX_SYMS + 2];
     for (w, &k) in weight.iter_mut().zip(syms) {
         *w = k >> 16;
     }
-    let mut parent = [0u16; 2 * MAX_SYMS];
-    let (mut leaf, mut node, mut next) = (0usize, m, m);
+    weight[m] = u64::MAX;
+    let mut parent = [0u16; 2 * MAX_SYMS + 2];
+    let (mut leaf, mut node, mut next) = (0usize, m + 1, m + 1);
     for _ in 0..m - 1 {
+        weight[next] = u64::MAX;
         let mut pick = || {
-            if leaf < m && (node >= next || weight[leaf] <= weight[node]) {
-                leaf += 1;
-                leaf - 1
-            } else {
-                node += 1;
-                node - 1
-            }
+            let take_leaf = weight[leaf] <= weight[node];
+            let i = if take_leaf { leaf } else { node };
+            leaf += take_leaf as usize;
+            node += !take_leaf as usize;
+            i
         };
         let a = pick();
         let b = pick();
@@ -81,8 +84,10 @@ pub fn build_lengths(freqs: &[u32], max_len: u32, lens: &mut [u8]) {
         parent[b] = next as u16;
         next += 1;
     }
-    let root = 2 * m - 2;
-    let mut depth = [0u32; 2 * MAX_SYMS];
+    // Parents come after their children, so one backward pass gives every depth (the
+    // sentinel at m gets a meaningless one, never read).
+    let root = next - 1;
+    let mut depth = [0u32; 2 * MAX_SYMS + 2];
     for i in (0..root).rev() {
         depth[i] = depth[parent[i] as usize] + 1;
     }
