@@ -210,11 +210,12 @@ impl Encoder {
             + 2 * cl_freq[16] as u64
             + 3 * cl_freq[17] as u64
             + 7 * cl_freq[18] as u64;
-        let dyn_cost =
-            3 + 14 + 3 * hclen as u64 + cl_bits + sym_bits(&self.lit_lens, &self.dist_lens);
+        let dyn_syms = sym_bits(&self.lit_lens, &self.dist_lens);
+        let dyn_cost = 3 + 14 + 3 * hclen as u64 + cl_bits + dyn_syms;
         let fl = fixed_litlen_lens();
         let fd = fixed_dist_lens();
-        let fixed_cost = 3 + sym_bits(&fl, &fd);
+        let fixed_syms = sym_bits(&fl, &fd);
+        let fixed_cost = 3 + fixed_syms;
         let st_cost = stored_cost(raw.len(), w.bit_phase());
         let use_dyn = codes == BlockCodes::Any && dyn_cost < fixed_cost;
         let best = if use_dyn { dyn_cost } else { fixed_cost };
@@ -239,15 +240,16 @@ impl Encoder {
                     _ => {}
                 }
             }
-            self.write_syms(w, sb, last, false);
+            self.write_syms(w, sb, dyn_syms, false);
         } else {
             w.put(last as u32 | 1 << 1, 3);
-            self.write_syms(w, sb, last, true);
+            self.write_syms(w, sb, fixed_syms, true);
         }
         sb.clear();
     }
 
-    fn write_syms(&mut self, w: &mut BitWriter, sb: &SymBuf, _last: bool, fixed: bool) {
+    /// Writes the block's symbols, which take exactly `bits` bits with these codes.
+    fn write_syms(&mut self, w: &mut BitWriter, sb: &SymBuf, bits: u64, fixed: bool) {
         if fixed {
             self.lit_lens.clear();
             self.lit_lens.extend_from_slice(&fixed_litlen_lens());
@@ -278,7 +280,9 @@ impl Encoder {
             *e = (lc[257 + ls] as u32 | (len as u32 - LEN_BASE[ls] as u32) << n)
                 | (n + LEN_EXTRA[ls] as u32) << 24;
         }
-        let mut b = w.burst(sb.syms.len() * 6 + 2);
+        // Room for exactly the symbols' bits (plus slack), not for the worst case of 6 bytes
+        // per symbol: the room is zero-filled first.
+        let mut b = w.burst(bits as usize / 8 + 16);
         for &s in &sb.syms {
             if s & MATCH_FLAG == 0 {
                 let e = lit[s as usize & 255];
