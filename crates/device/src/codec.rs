@@ -78,6 +78,20 @@ pub trait Codec: Send + Sync + 'static {
         last: bool,
         out: &mut Vec<u8>,
     );
+    /// [`compress_raw_chunk`](Self::compress_raw_chunk) with the dictionary and the input
+    /// adjacent in memory: `buf[..start]` is the history, `buf[start..]` the input. A codec
+    /// that can read them in place overrides this to save the copy.
+    fn compress_raw_window(
+        &self,
+        level: u32,
+        buf: &[u8],
+        start: usize,
+        last: bool,
+        out: &mut Vec<u8>,
+    ) {
+        let (dict, input) = buf.split_at(start);
+        self.compress_raw_chunk(level, dict, input, last, out);
+    }
     /// Decodes one member of `format` at the start of `input` into `out`, checking its trailer,
     /// failing with [`DecodeErrorKind::OutputLimit`] rather than append more than `limit`
     /// bytes. Returns the number of input bytes consumed.

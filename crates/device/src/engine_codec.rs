@@ -58,18 +58,18 @@ impl Codec for EngineCodec {
         last: bool,
         out: &mut Vec<u8>,
     ) {
-        let level = level.min(12);
-        COMPRESSORS.with(|c| {
-            let mut c = c.borrow_mut();
-            let i = match c.iter().position(|(l, _)| *l == level) {
-                Some(i) => i,
-                None => {
-                    c.push((level, Compressor::new(level)));
-                    c.len() - 1
-                }
-            };
-            c[i].1.compress_raw_chunk(dict, input, last, out);
-        })
+        with_compressor(level, |c| c.compress_raw_chunk(dict, input, last, out));
+    }
+
+    fn compress_raw_window(
+        &self,
+        level: u32,
+        buf: &[u8],
+        start: usize,
+        last: bool,
+        out: &mut Vec<u8>,
+    ) {
+        with_compressor(level, |c| c.compress_raw_window(buf, start, last, out));
     }
 
     fn decompress_member(
@@ -127,5 +127,21 @@ fn with_decoder<R>(format: Format, f: impl FnOnce(&mut Decompressor) -> R) -> R 
         let r = f(&mut dec);
         d[slot] = Some(dec);
         r
+    })
+}
+
+/// Runs `f` with this thread's compressor for `level` (made on first use).
+fn with_compressor(level: u32, f: impl FnOnce(&mut Compressor)) {
+    let level = level.min(12);
+    COMPRESSORS.with(|c| {
+        let mut c = c.borrow_mut();
+        let i = match c.iter().position(|(l, _)| *l == level) {
+            Some(i) => i,
+            None => {
+                c.push((level, Compressor::new(level)));
+                c.len() - 1
+            }
+        };
+        f(&mut c[i].1);
     })
 }

@@ -220,7 +220,7 @@ pub(crate) fn write_member(sh: &Shared, level: u32, input: &[u8], out: &mut Vec<
         raw_len: input.len() as u32,
     };
     container::write_hz_header(level, sizes, out);
-    deflate_piece(sh, level, &[], input, true, out);
+    deflate_piece(sh, level, input, 0, true, out);
     let crc = container::check_update(Format::Gzip, 0, input);
     container::write_trailer(Format::Gzip, crc, input.len() as u64, out);
     let member_len = (out.len() - start) as u32;
@@ -228,15 +228,10 @@ pub(crate) fn write_member(sh: &Shared, level: u32, input: &[u8], out: &mut Vec<
     crc
 }
 
-/// Compresses one piece through the store-raw policy or the codec.
-fn deflate_piece(
-    sh: &Shared,
-    level: u32,
-    dict: &[u8],
-    input: &[u8],
-    last: bool,
-    out: &mut Vec<u8>,
-) {
+/// Compresses `buf[start..]`, with `buf[..start]` (at most a window) as its history, through
+/// the store-raw policy or the codec.
+fn deflate_piece(sh: &Shared, level: u32, buf: &[u8], start: usize, last: bool, out: &mut Vec<u8>) {
+    let input = &buf[start..];
     if level == 0 || (sh.cfg.store_incompressible && looks_incompressible(input)) {
         if level != 0 {
             sh.counters
@@ -245,7 +240,7 @@ fn deflate_piece(
         }
         write_stored(input, last, out);
     } else {
-        sh.codec.compress_raw_chunk(level, dict, input, last, out);
+        sh.codec.compress_raw_window(level, buf, start, last, out);
     }
 }
 
@@ -295,8 +290,15 @@ impl Run {
                 let end = input.len().min(self.pos.saturating_add(limit.max(1)));
                 let last = end == input.len();
                 let piece = &input[self.pos..end];
-                let dict = &input[self.pos.saturating_sub(WINDOW)..self.pos];
-                deflate_piece(sh, level, dict, piece, last, &mut self.out);
+                let from = self.pos.saturating_sub(WINDOW);
+                deflate_piece(
+                    sh,
+                    level,
+                    &input[from..end],
+                    self.pos - from,
+                    last,
+                    &mut self.out,
+                );
                 self.check = container::check_update(format, self.check, piece);
                 self.pos = end;
                 if !last {
@@ -324,9 +326,9 @@ impl Run {
                 dict_len,
                 last,
             } => {
-                let (dict, piece) = data.split_at(dict_len);
+                let piece = &data[dict_len..];
                 let mut out = Vec::with_capacity(piece.len() / 2 + 64);
-                deflate_piece(sh, level, dict, piece, last, &mut out);
+                deflate_piece(sh, level, &data, dict_len, last, &mut out);
                 let check = container::check_update(format, container::check_init(format), piece);
                 Some(Ok(Output { data: out, check }))
             }

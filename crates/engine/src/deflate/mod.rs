@@ -388,14 +388,22 @@ impl Compressor {
         s.clear();
         s.extend_from_slice(d);
         s.extend_from_slice(input);
+        self.compress_raw_window(&s, d.len(), last, out);
+        self.scratch = s;
+    }
+
+    /// [`compress_raw_chunk`](Self::compress_raw_chunk) for input that already follows its
+    /// history in memory: `buf[start..]` is compressed with the window before `start` as
+    /// dictionary, without copying the two together. Same output as
+    /// `compress_raw_chunk(&buf[..start], &buf[start..], ..)`.
+    pub fn compress_raw_window(&mut self, buf: &[u8], start: usize, last: bool, out: &mut Vec<u8>) {
         self.ctx.w.clear();
         self.ctx.w.out = std::mem::take(out);
-        compress_all(&mut self.ctx, Strategy::Default, &s, d.len(), last);
+        compress_all(&mut self.ctx, Strategy::Default, buf, start, last);
         if !last {
             block::write_stored(&mut self.ctx.w, &[], false);
         }
         self.ctx.w.align();
         *out = std::mem::take(&mut self.ctx.w.out);
-        self.scratch = s;
     }
 }
