@@ -82,6 +82,32 @@ fn raw_chunks_concatenate_into_one_stream() {
     ck.check();
 }
 
+/// A chunk compressed in place after its history gives the same bytes as the chunk and its
+/// dictionary passed separately (also when more than a window of history precedes it).
+#[test]
+fn raw_window_equals_raw_chunk() {
+    let data = sample_files()
+        .into_iter()
+        .map(|(_, d)| d)
+        .max_by_key(|d| d.len())
+        .unwrap();
+    for (level, start, len) in [
+        (1u32, 0, 70_000),
+        (6, 10_000, 300_000),
+        (9, 50_000, 100_000),
+        (12, 40_000, 5),
+    ] {
+        let end = (start + len).min(data.len());
+        for last in [false, true] {
+            let (mut a, mut b) = (vec![7u8], vec![7u8]);
+            Compressor::new(level).compress_raw_window(&data[..end], start, last, &mut a);
+            let dict = &data[start.saturating_sub(32768)..start];
+            Compressor::new(level).compress_raw_chunk(dict, &data[start..end], last, &mut b);
+            assert!(a == b, "level {level}, start {start}, last {last}");
+        }
+    }
+}
+
 #[test]
 fn deterministic_same_bytes_twice() {
     for (_n, d) in adversarial().iter().chain(sample_files().iter()).take(12) {
