@@ -1,7 +1,7 @@
 //! The codec the engines run, behind a trait so the runtime does not depend on how DEFLATE is
 //! implemented. [`StoreCodec`] is the store-raw path of the offload policy (RFC 1951 stored
 //! blocks, which every inflater accepts); the engine codec binds `hyperz-engine`'s
-//! `Compressor::compress_raw_chunk` and `Decompressor::decompress_member` once they exist.
+//! `Compressor::compress_raw_window` and `Decompressor::decompress_member`.
 use std::fmt;
 
 use hyperz_engine::Format;
@@ -67,20 +67,10 @@ impl DecodeError {
 pub trait Codec: Send + Sync + 'static {
     /// A short name for summaries.
     fn name(&self) -> &'static str;
-    /// Appends raw DEFLATE for `input` to `out`, using `dict` (at most 32 KiB) as preset history.
-    /// When `last` is false the output must end byte-aligned and not set BFINAL; when true it
-    /// ends with a final block.
-    fn compress_raw_chunk(
-        &self,
-        level: u32,
-        dict: &[u8],
-        input: &[u8],
-        last: bool,
-        out: &mut Vec<u8>,
-    );
-    /// [`compress_raw_chunk`](Self::compress_raw_chunk) with the dictionary and the input
-    /// adjacent in memory: `buf[..start]` is the history, `buf[start..]` the input. A codec
-    /// that can read them in place overrides this to save the copy.
+    /// Appends raw DEFLATE for `buf[start..]` to `out`, using `buf[..start]` (at most 32 KiB)
+    /// as preset history: every caller holds a block right after its dictionary, so the two
+    /// are read in place. When `last` is false the output must end byte-aligned and not set
+    /// BFINAL; when true it ends with a final block.
     fn compress_raw_window(
         &self,
         level: u32,
@@ -88,10 +78,7 @@ pub trait Codec: Send + Sync + 'static {
         start: usize,
         last: bool,
         out: &mut Vec<u8>,
-    ) {
-        let (dict, input) = buf.split_at(start);
-        self.compress_raw_chunk(level, dict, input, last, out);
-    }
+    );
     /// Decodes one member of `format` at the start of `input` into `out`, checking its trailer,
     /// failing with [`DecodeErrorKind::OutputLimit`] rather than append more than `limit`
     /// bytes. Returns the number of input bytes consumed.
@@ -146,15 +133,15 @@ impl Codec for StoreCodec {
     fn name(&self) -> &'static str {
         "store"
     }
-    fn compress_raw_chunk(
+    fn compress_raw_window(
         &self,
         _level: u32,
-        _dict: &[u8],
-        input: &[u8],
+        buf: &[u8],
+        start: usize,
         last: bool,
         out: &mut Vec<u8>,
     ) {
-        write_stored(input, last, out);
+        write_stored(&buf[start..], last, out);
     }
     fn decompress_member(
         &self,

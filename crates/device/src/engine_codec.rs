@@ -50,17 +50,6 @@ impl Codec for EngineCodec {
         "hyperz-engine"
     }
 
-    fn compress_raw_chunk(
-        &self,
-        level: u32,
-        dict: &[u8],
-        input: &[u8],
-        last: bool,
-        out: &mut Vec<u8>,
-    ) {
-        with_compressor(level, |c| c.compress_raw_chunk(dict, input, last, out));
-    }
-
     fn compress_raw_window(
         &self,
         level: u32,

@@ -371,15 +371,15 @@ impl hyperz_device::Codec for PanicOnce {
     fn name(&self) -> &'static str {
         "panic-once"
     }
-    fn compress_raw_chunk(
+    fn compress_raw_window(
         &self,
         level: u32,
-        dict: &[u8],
-        input: &[u8],
+        buf: &[u8],
+        start: usize,
         last: bool,
         out: &mut Vec<u8>,
     ) {
-        hyperz_device::EngineCodec.compress_raw_chunk(level, dict, input, last, out)
+        hyperz_device::EngineCodec.compress_raw_window(level, buf, start, last, out)
     }
     fn decompress_member(
         &self,

@@ -200,14 +200,15 @@ impl Codec for Zlib {
     fn name(&self) -> &'static str {
         "system-zlib"
     }
-    fn compress_raw_chunk(
+    fn compress_raw_window(
         &self,
         level: u32,
-        dict: &[u8],
-        input: &[u8],
+        buf: &[u8],
+        start: usize,
         last: bool,
         out: &mut Vec<u8>,
     ) {
+        let (dict, input) = buf.split_at(start);
         self.deflate_with(
             level,
             -15,
