@@ -18,6 +18,7 @@ mod container;
 mod ctx;
 mod huffman;
 mod matchfind;
+mod minlen;
 mod split;
 mod strategy;
 mod stream;
