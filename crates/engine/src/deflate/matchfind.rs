@@ -179,10 +179,13 @@ impl<const H: usize, const P: usize> Chains<H, P> {
         if best_len >= max {
             return (0, 0);
         }
-        // A candidate `c` (held as c + 1 in `cur`) is in the window while `cur > cutoff`.
-        let cutoff = pos.saturating_sub(max_dist);
         let prev = &*self.prev;
         let mask = self.mask & (P - 1);
+        // A candidate `c` (held as c + 1 in `cur`) is in the window while `cur > cutoff`. The
+        // window stops one short of the link ring (distance <= mask, 32767 for a 32 KiB
+        // window, as in libdeflate): every candidate's link slot then still holds its own
+        // link, which points to an older position, so the walk needs no test for reused slots.
+        let cutoff = pos.saturating_sub(max_dist.min(mask));
         let mut depth = depth;
         'walk: loop {
             // Quick reject, as libdeflate does: a longer match must agree on the four bytes
@@ -200,18 +203,10 @@ impl<const H: usize, const P: usize> Chains<H, P> {
                 depth -= 1;
                 let nx = prev[c & mask] as usize;
                 let hit = load32(tails, c) & m == want;
-                // A link not below its position belongs to a newer position that reused
-                // the slot: the chain ends there. On a miss that is tested with a branch: as a
-                // conditional move (`cur = if nx < cur { nx } else { 0 }`) it made every step
-                // wait for the link's load, and levels 6-9 ran 5-10% slower.
+                cur = nx;
                 if hit {
-                    cur = if nx < cur { nx } else { 0 };
                     break c;
                 }
-                if nx >= cur {
-                    break 'walk;
-                }
-                cur = nx;
             };
             let l = match_len(buf, c, pos, max);
             if l > best_len {
