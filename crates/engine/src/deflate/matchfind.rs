@@ -154,16 +154,21 @@ impl<const H: usize, const P: usize> Chains<H, P> {
         nice: usize,
         max_dist: usize,
     ) -> (usize, usize) {
-        self.insert_to(buf, pos);
         let end = buf.len();
         if pos + 4 > end {
+            self.insert_to(buf, pos);
             return (0, 0);
         }
         let h = if self.ahead.0 == pos {
             self.ahead.1
         } else {
-            self.hash(buf, pos)
+            // After a match: start loading this bucket before the match's positions are
+            // inserted.
+            let h = self.hash(buf, pos);
+            crate::arch::prefetch(&self.head[..], h);
+            h
         };
+        self.insert_to(buf, pos);
         // The lazy parser searches pos + 1 next: start loading its bucket now, while this
         // chain is walked.
         if pos + 5 <= end {
