@@ -144,7 +144,11 @@ impl<const H: usize, const P: usize> Chains<H, P> {
 
     /// Best match at `pos` longer than `best` (returns (len, dist); len <= best means none).
     /// Inserts positions up to and including `pos`.
-    #[inline(never)]
+    ///
+    /// Inlined at each call site (libdeflate does the same): the parse loop and the walk then
+    /// share registers. L6 +3% on the sample, +1.5% on a tar of /usr cut in 256 KiB blocks
+    /// (its ELF part -2%).
+    #[inline(always)]
     pub fn find(
         &mut self,
         buf: &[u8],
