@@ -20,8 +20,8 @@
 #![forbid(unsafe_code)]
 
 /// Typical cost in bits of a short match (length code, distance code and extra bits).
-const MATCH_BITS: f32 = 18.0;
-/// Below this many literals the counts say too little; the minimum is left as it was.
+const MATCH_BITS: u32 = 18;
+/// Below this many literals the counts say too little, and the usual minimum of 3 applies.
 const MIN_SAMPLE: u32 = 512;
 /// Bytes of a segment sampled, in [`RUNS`] runs spread over it.
 const SAMPLE_BYTES: usize = 4096;
@@ -36,15 +36,20 @@ pub fn from_counts(freq: &[u32], depth: u32) -> Option<usize> {
         return None;
     }
     // Byte values seen more than once per 1024 literals: the alphabet a literal is coded in.
-    let used = freq.iter().filter(|&&c| c > total >> 10).count().max(2);
-    let bits = (used as f32).log2();
+    let used = freq.iter().filter(|&&c| c > total >> 10).count() as u64;
     // A shallow search rarely finds long matches: asking for one would leave only literals.
     let cap = match depth {
         0..=9 => 5,
         10..=15 => 7,
         _ => 9,
     };
-    Some(((MATCH_BITS / bits).floor() as usize + 1).clamp(3, cap))
+    // The smallest L with L * log2(used) > MATCH_BITS, in integers (used^L > 2^MATCH_BITS)
+    // so that every platform picks the same L.
+    let mut len = 3;
+    while len < cap && used.pow(len) <= 1 << MATCH_BITS {
+        len += 1;
+    }
+    Some(len as usize)
 }
 
 /// The shortest worthwhile match for a segment's new data `data`, from 64 runs of 64 bytes
