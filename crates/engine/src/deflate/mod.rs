@@ -92,7 +92,10 @@ pub struct Params {
     pub strategy: Strategy,
     /// log2 of the window, 9..=15.
     pub window_bits: u8,
-    /// Memory level 1..=9: hash-table and block-buffer size.
+    /// Memory level 1..=9: hash-table and block-buffer size. The default is 9, not zlib's 8:
+    /// 2^16 hash buckets instead of 2^15 shorten the chains (L6 +1% on the corpus, +1.5-3.5%
+    /// on a tar of /usr, ratio +0.05%) for 128 KiB more table. The zlib API passes the
+    /// caller's memory level, so a zlib stream keeps zlib's footprint.
     pub mem_level: u8,
 }
 
@@ -102,7 +105,7 @@ impl Default for Params {
             level: 6,
             strategy: Strategy::Default,
             window_bits: 15,
-            mem_level: 8,
+            mem_level: 9,
         }
     }
 }
