@@ -121,7 +121,6 @@ fn parse<const H: usize, const P: usize, const AHEAD: u32>(
         }
         ctx.sb.matched(l as u32, d as u32);
         p += l;
-        mf.insert_to(buf, p);
         ctx.sym_done(buf, p);
     }
 }
