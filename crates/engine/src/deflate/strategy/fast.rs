@@ -42,6 +42,11 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     while p + 4 <= end {
         let v = load32(buf, p);
         let h = hash4(v);
+        // The next position's bucket (the next position, unless a match follows): its load
+        // overlaps this one's work. The table is larger than L2.
+        if p + 5 <= end {
+            crate::arch::prefetch(&table[..], 2 * hash4(load32(buf, p + 1)));
+        }
         // Two-way bucket: the newest and the previous position with this hash.
         let (c0, c1) = (table[2 * h] as usize, table[2 * h + 1] as usize);
         table[2 * h + 1] = c0 as u32;
@@ -59,6 +64,9 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
         }
         {
             if l >= min {
+                if p + l + 4 <= end {
+                    crate::arch::prefetch(&table[..], 2 * hash4(load32(buf, p + l)));
+                }
                 ctx.sb.matched(l as u32, (p - c) as u32);
                 let stop = (p + l).min(end.saturating_sub(3));
                 let mut q = p + 1;
