@@ -2,7 +2,7 @@
 //! bytes at a time, so one `put` of up to 32 bits costs a shift, an or and (sometimes) a store.
 //! Whole bytes go to `out`; fewer than 32 bits may stay in the register until `flush_bytes`.
 //!
-//! For a block's symbols, [`BitWriter::burst`] gives a [`Burst`]: the output grown once for
+//! For a block's symbols, [`BitWriter::burst`] lends a [`Burst`]: the output grown once for
 //! the whole block, and after each symbol the register stored as one unconditional 8-byte word
 //! with the cursor advanced by the whole bytes in it (libdeflate's branch-free flush).
 #![forbid(unsafe_code)]
@@ -68,25 +68,30 @@ impl BitWriter {
 }
 
 impl BitWriter {
-    /// A [`Burst`] that may write up to `max_bytes` bytes. Dropping it settles `out` and the
-    /// register.
-    pub fn burst(&mut self, max_bytes: usize) -> Burst<'_> {
+    /// Runs `f` with a [`Burst`] that may write up to `max_bytes` bytes, then settles `out` and
+    /// the register. The burst writes into a plain slice, so its pointer and length stay in
+    /// registers (a `Vec` behind `&mut self` is reloaded after every byte store).
+    pub fn burst(&mut self, max_bytes: usize, f: impl FnOnce(&mut Burst<'_>)) {
         self.flush_bytes();
         let pos = self.out.len();
         self.out.resize(pos + max_bytes + 8, 0);
-        let (buf, n) = (self.buf, self.n);
-        Burst {
-            w: self,
+        let mut b = Burst {
+            bytes: &mut self.out[..],
             pos,
-            buf,
-            n,
-        }
+            buf: self.buf,
+            n: self.n,
+        };
+        f(&mut b);
+        let (pos, buf, n) = (b.pos, b.buf, b.n);
+        self.out.truncate(pos);
+        self.buf = buf;
+        self.n = n;
     }
 }
 
 /// Bit output with a branch-free flush; see [`BitWriter::burst`].
 pub struct Burst<'a> {
-    w: &'a mut BitWriter,
+    bytes: &'a mut [u8],
     pos: usize,
     buf: u64,
     n: u32,
@@ -104,18 +109,10 @@ impl Burst<'_> {
     /// Stores the register's whole bytes; fewer than 8 bits remain.
     #[inline(always)]
     pub fn flush(&mut self) {
-        self.w.out[self.pos..self.pos + 8].copy_from_slice(&self.buf.to_le_bytes());
+        self.bytes[self.pos..self.pos + 8].copy_from_slice(&self.buf.to_le_bytes());
         let k = self.n >> 3;
         self.pos += k as usize;
         self.buf >>= k << 3;
         self.n &= 7;
-    }
-}
-
-impl Drop for Burst<'_> {
-    fn drop(&mut self) {
-        self.w.out.truncate(self.pos);
-        self.w.buf = self.buf;
-        self.w.n = self.n;
     }
 }

@@ -282,25 +282,25 @@ impl Encoder {
         }
         // Room for exactly the symbols' bits (plus slack), not for the worst case of 6 bytes
         // per symbol: the room is zero-filled first.
-        let mut b = w.burst(bits as usize / 8 + 16);
-        for &s in &sb.syms {
-            if s & MATCH_FLAG == 0 {
-                let e = lit[s as usize & 255];
-                b.add((e & 0xff_ffff) as u64, e >> 24);
-            } else {
-                let e = lens[((s >> 16) & 0x1ff) as usize];
-                b.add((e & 0xff_ffff) as u64, e >> 24);
-                let dist = s & 0xffff;
-                let dist = if dist == 0 { 32768 } else { dist };
-                let ds = dist_sym(dist);
-                let bits = dc[ds] as u64 | ((dist - DIST_BASE[ds] as u32) as u64) << dl[ds];
-                b.add(bits, dl[ds] as u32 + DIST_EXTRA[ds] as u32);
+        w.burst(bits as usize / 8 + 16, |b| {
+            for &s in &sb.syms {
+                if s & MATCH_FLAG == 0 {
+                    let e = lit[s as usize & 255];
+                    b.add((e & 0xff_ffff) as u64, e >> 24);
+                } else {
+                    let e = lens[((s >> 16) & 0x1ff) as usize];
+                    b.add((e & 0xff_ffff) as u64, e >> 24);
+                    let dist = s & 0xffff;
+                    let ds = dist_sym(dist);
+                    let bits = dc[ds] as u64 | ((dist - DIST_BASE[ds] as u32) as u64) << dl[ds];
+                    b.add(bits, dl[ds] as u32 + DIST_EXTRA[ds] as u32);
+                }
+                b.flush();
             }
+            let e = lit[256];
+            b.add((e & 0xff_ffff) as u64, e >> 24);
             b.flush();
-        }
-        let e = lit[256];
-        b.add((e & 0xff_ffff) as u64, e >> 24);
-        b.flush();
+        });
     }
 }
 
