@@ -1,9 +1,9 @@
 //! Hash-chain match finder (zlib/libdeflate "hc" design) for the greedy and lazy tiers.
 //!
 //! `head[h]` holds the most recent position (+1) whose first four bytes hash to `h`;
-//! `prev[(p + 1) & mask]` links each position to the previous one with the same hash. A search walks
-//! the chain newest-first up to `depth` candidates, comparing eight bytes at a time, and stops
-//! early at `nice` length. Positions are relative to the segment buffer, which the caller
+//! `prev[(p + 1) & mask]` links each position to the previous one with the same hash. A search
+//! walks the chain newest-first up to `depth` candidates, comparing eight bytes at a time, and
+//! stops early at `nice` length. Positions are relative to the segment buffer, which the caller
 //! rebuilds per segment (history + new data), so tables are reset per segment: this keeps the
 //! output a function of (history, data) only, which makes streaming deterministic.
 #![forbid(unsafe_code)]
