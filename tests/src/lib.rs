@@ -44,17 +44,22 @@ pub fn sample_files() -> Vec<(String, Vec<u8>)> {
     files
 }
 
-/// A few small inputs that stress edge cases: empty, one byte, long runs, random bytes.
-pub fn edge_inputs() -> Vec<(String, Vec<u8>)> {
+/// `len` pseudo-random bytes (xorshift64), the same for every call: incompressible test data.
+pub fn noise(len: usize) -> Vec<u8> {
     let mut rng = 0x9E37_79B9_7F4A_7C15u64;
-    let random: Vec<u8> = (0..100_000)
+    (0..len)
         .map(|_| {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
             rng as u8
         })
-        .collect();
+        .collect()
+}
+
+/// A few small inputs that stress edge cases: empty, one byte, long runs, random bytes.
+pub fn edge_inputs() -> Vec<(String, Vec<u8>)> {
+    let random = noise(100_000);
     vec![
         ("empty".into(), Vec::new()),
         ("one-byte".into(), vec![b'a']),

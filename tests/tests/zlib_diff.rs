@@ -459,19 +459,10 @@ fn checksums_match() {
 #[test]
 fn large_checksums_match() {
     let libs = Zlib::both();
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let data: Vec<u8> = (0..(9 << 20) + 5)
-        .map(|i| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            if i % 3 == 0 {
-                b'a'
-            } else {
-                x as u8
-            }
-        })
-        .collect();
+    let mut data = hyperz_tests::noise((9 << 20) + 5);
+    for b in data.iter_mut().step_by(3) {
+        *b = b'a';
+    }
     for len in [4 << 20, (4 << 20) + 1, (9 << 20) + 5] {
         let r: Vec<(c_ulong, c_ulong)> = libs
             .iter()
@@ -594,14 +585,7 @@ fn params_copy_and_bound_on_large_streams() {
         check_decodes(&libs, &out, 15, &data, &format!("{} params", z.name));
 
         // deflateBound is enough for one Z_FINISH call, on text and on random bytes.
-        let mut noise = vec![0u8; 2_000_000];
-        let mut x = 0x1234_5678u32;
-        for b in &mut noise {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            *b = x as u8;
-        }
+        let noise = hyperz_tests::noise(2_000_000);
         for input in [&data[..], &noise[..]] {
             for wbits in [15, 31, -15] {
                 let mut s = ZStream::new();
