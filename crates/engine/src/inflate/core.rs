@@ -521,13 +521,18 @@ impl Core {
 
     /// The fast loop: requires `FAST_IN` input and `FAST_OUT` output bytes at every step.
     ///
-    /// Each iteration starts with a refill to at least 56 bits and holds the literal/length
-    /// entry for the next symbol, looked up ahead (the lookup's latency overlaps the previous
-    /// symbol's work). A literal, a length and a distance each leave the buffer with one shift
-    /// that takes the codeword and its extra bits together. Bit budget: after the refill, three
-    /// literals (15 bits each) still leave the 11 bits the next lookup needs; a length (20 bits)
-    /// and a distance (28) can leave fewer, so a match refills again before looking ahead. Two
-    /// refills of at most seven bytes each, each reading eight, stay inside `FAST_IN`.
+    /// Each iteration starts with a refill and holds the literal/length entry for the next
+    /// symbol, looked up ahead (the lookup's latency overlaps the previous symbol's work). A
+    /// literal, a length and a distance each leave the buffer with one shift that takes the
+    /// codeword and its extra bits together.
+    ///
+    /// Bit budget: a refill counts 56 to 63 bits, but all 64 bits of the buffer are input (the
+    /// bits past the count are read again by the next refill), and a lookup may use uncounted
+    /// bits. Three literals (11 bits each from the primary table) leave 23 counted bits for the
+    /// next lookup. A match takes at most 20 + 28 bits and leaves 16 valid bits, enough for the
+    /// next lookup before the refill that opens the next iteration, so the refill's latency
+    /// stays off the chain from one symbol to the next. One refill per iteration reads eight
+    /// bytes, inside the `FAST_IN` window whose check is the loop's input bound.
     ///
     /// Compiled twice: for the baseline CPU and, chosen at run time, for BMI2, whose shifts by
     /// a variable count are one instruction instead of three.
@@ -579,21 +584,22 @@ impl Core {
                 bitcnt |= 56;
             };
         }
-        // Consumes entry `$e`'s codeword and extra bits; yields its base plus the extra bits.
+        // Consumes entry `$e`'s codeword and extra bits (a shift by the whole entry, see
+        // `huffman.rs`); yields its base plus the extra bits.
         macro_rules! consume {
             ($e:expr) => {{
                 let saved = bitbuf;
                 let total = hf::e_total($e);
-                bitbuf >>= total;
+                bitbuf = bitbuf.wrapping_shr($e);
                 bitcnt -= total;
-                hf::e_value($e) + ((saved & ((1u64 << total) - 1)) >> hf::e_len($e)) as u32
+                hf::e_base($e) + ((saved & ((1u64 << total) - 1)) >> hf::e_len($e)) as u32
             }};
         }
         // Writes literal entry `$e`'s byte to `$w[$k]` (output position `o`: `$w` is `out` and
         // `$k` is `o`, or a window of `out` starting at `o`) and looks up the next entry.
         macro_rules! lit {
             ($w:ident, $k:expr, $e:ident) => {
-                bitbuf >>= hf::e_total($e);
+                bitbuf = bitbuf.wrapping_shr($e);
                 bitcnt -= hf::e_total($e);
                 $w[$k] = ($e >> 16) as u8;
                 o += 1;
@@ -605,9 +611,19 @@ impl Core {
         }
         refill!();
         let mut e = t[(bitbuf & LMASK) as usize];
-        while input.len() - pos >= FAST_IN && out.len() - o >= FAST_OUT {
+        loop {
+            // The loop's input bound and the refill's read in one check.
+            let Some(win) = input.get(pos..pos + FAST_IN) else {
+                break;
+            };
+            if out.len() - o < FAST_OUT {
+                break;
+            }
             // Here `e` is the entry for the next symbol and `bitcnt >= LITLEN_BITS`.
-            refill!();
+            let w = u64::from_le_bytes(win[..8].try_into().unwrap());
+            bitbuf |= w << bitcnt;
+            pos += ((63 - bitcnt) >> 3) as usize;
+            bitcnt |= 56;
             if e & hf::LITERAL != 0 {
                 // Up to three literals, each taking at most 11 of the 56 bits. One bounds
                 // check covers the three bytes they may write.
@@ -626,7 +642,7 @@ impl Core {
                     bitbuf >>= hf::LITLEN_BITS;
                     bitcnt -= hf::LITLEN_BITS;
                     let sb = hf::e_sub_bits(e);
-                    e = t[hf::e_value(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+                    e = t[hf::e_base(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
                     if e & hf::LITERAL != 0 {
                         lit!(out, o, e);
                         continue;
@@ -653,7 +669,7 @@ impl Core {
                     bitbuf >>= hf::DIST_BITS;
                     bitcnt -= hf::DIST_BITS;
                     let sb = hf::e_sub_bits(d);
-                    d = t[hf::e_value(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+                    d = t[hf::e_base(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
                 }
                 if hf::e_kind(d) != hf::DIST {
                     result = Err(ErrorKind::InvalidSymbol);
@@ -665,7 +681,6 @@ impl Core {
                 result = Err(ErrorKind::DistanceTooFar);
                 break;
             }
-            refill!();
             e = t[(bitbuf & LMASK) as usize];
             copy_match(out, o, dist, len);
             o += len;

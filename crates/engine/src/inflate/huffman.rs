@@ -13,6 +13,9 @@
 //! | 16-30 | literal, length or distance base              | subtable start          |
 //! | 31    | `LITERAL` (a sign test in the decode loop)    | 0                       |
 //!
+//! A total is at most 48, so bits 6-7 are clear and a shift by the whole entry (its count taken
+//! mod 64, as `wrapping_shr` and the x86 shift instructions do) consumes the symbol.
+//!
 //! Unassigned codewords hold `BAD` entries whose length is the full index width, so a decoder
 //! that lacks bits asks for more before it reports an invalid code.
 #![forbid(unsafe_code)]
@@ -105,6 +108,11 @@ pub const fn e_extra(e: u32) -> u32 {
 #[inline(always)]
 pub const fn e_value(e: u32) -> u32 {
     (e >> 16) & 0x7fff
+}
+/// [`e_value`] of an entry that is not a literal (its `LITERAL` bit is clear): one shift.
+#[inline(always)]
+pub const fn e_base(e: u32) -> u32 {
+    e >> 16
 }
 
 fn symbol_entry(alpha: Alphabet, sym: usize, len: u32) -> u32 {
