@@ -440,7 +440,13 @@ impl Core {
                         if i + count > total {
                             return Err(ErrorKind::BadCodeLengthRepeat);
                         }
-                        self.lens[i..i + count].fill(value);
+                        // Most runs are short: a fixed 16-byte fill (one store) may write
+                        // past the run, into lengths not decoded yet.
+                        if count <= 16 && i + 16 <= self.lens.len() {
+                            self.lens[i..i + 16].fill(value);
+                        } else {
+                            self.lens[i..i + count].fill(value);
+                        }
                         i += count;
                     }
                     let (hlit, hdist) = (self.hlit, self.hdist);

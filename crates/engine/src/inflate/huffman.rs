@@ -284,7 +284,8 @@ pub const PAIR_PRIMARY: usize = DIST_AT + (1 << DIST_BITS);
 /// primary array at 0, the distance primary array at [`DIST_AT`], then both codes' subtables.
 /// One table keeps one pointer live in the decode loop instead of two.
 pub fn build_pair(litlen: &[u8], dist: &[u8], table: &mut Vec<u32>) -> Result<(), ErrorKind> {
-    table.clear();
+    // `build` fills both primary arrays; only the subtables of the last block go.
+    table.truncate(PAIR_PRIMARY);
     table.resize(PAIR_PRIMARY, 0);
     build(litlen, Alphabet::LitLen, LITLEN_BITS, table, 0)?;
     build(dist, Alphabet::Dist, DIST_BITS, table, DIST_AT)
