@@ -149,11 +149,21 @@ pub fn build(
     table: &mut Vec<u32>,
     base: usize,
 ) -> Result<(), ErrorKind> {
-    let mut count = [0u16; 16];
-    for &l in lens {
-        count[l as usize] += 1;
+    // Four interleaved histograms: runs of equal lengths do not wait on one counter.
+    let mut counts = [[0u16; 16]; 4];
+    let mut quads = lens.chunks_exact(4);
+    for q in &mut quads {
+        for (c, &l) in counts.iter_mut().zip(q) {
+            c[l as usize & 15] += 1;
+        }
     }
-    count[0] = 0;
+    for (c, &l) in counts.iter_mut().zip(quads.remainder()) {
+        c[l as usize & 15] += 1;
+    }
+    let mut count = [0u16; 16];
+    for (len, n) in count.iter_mut().enumerate().skip(1) {
+        *n = counts[0][len] + counts[1][len] + counts[2][len] + counts[3][len];
+    }
     let mut left: i32 = 1;
     let mut max = 0;
     for (len, &c) in count.iter().enumerate().skip(1) {
@@ -217,38 +227,41 @@ pub fn build(
         return Ok(());
     }
     let pmask = (1u32 << pbits) - 1;
-    let mut longs = [(0u16, 0u8, 0u32); 320];
+    // Two passes over the long codes: the first sizes each subtable by the longest code
+    // sharing its prefix, the second fills them.
     let mut sub_max = [0u8; 1 << 11];
-    let mut n = 0;
+    let first_long = cw;
     for len in pbits + 1..=15 {
         for _ in 0..count[len as usize] {
-            longs[n] = (sorted[i], len as u8, cw);
             let p = (cw & pmask) as usize & (sub_max.len() - 1);
             sub_max[p] = sub_max[p].max(len as u8);
-            n += 1;
-            i += 1;
             cw = reversed_increment(cw, len);
         }
     }
-    for &(sym, l, rev) in &longs[..n] {
-        let l = l as u32;
-        let p = base + (rev & pmask) as usize;
-        let sub_bits = sub_max[(p - base) & (sub_max.len() - 1)] as u32 - pbits;
-        let start = if e_kind(table[p]) == SUB {
-            e_value(table[p]) as usize
-        } else {
-            let start = table.len();
-            table.resize(start + (1 << sub_bits), entry(0, 0, BAD, sub_bits));
-            table[p] = entry(start as u32, sub_bits, SUB, pbits);
-            start
-        };
-        let sl = l - pbits;
-        let e = symbol_entry(alpha, sym as usize, sl);
-        let sub = &mut table[start..start + (1 << sub_bits)];
-        let mut k = (rev >> pbits) as usize;
-        while k < sub.len() {
-            sub[k] = e;
-            k += 1 << sl;
+    cw = first_long;
+    for len in pbits + 1..=15 {
+        for _ in 0..count[len as usize] {
+            let (sym, rev) = (sorted[i], cw);
+            i += 1;
+            cw = reversed_increment(cw, len);
+            let p = base + (rev & pmask) as usize;
+            let sub_bits = sub_max[(p - base) & (sub_max.len() - 1)] as u32 - pbits;
+            let start = if e_kind(table[p]) == SUB {
+                e_value(table[p]) as usize
+            } else {
+                let start = table.len();
+                table.resize(start + (1 << sub_bits), entry(0, 0, BAD, sub_bits));
+                table[p] = entry(start as u32, sub_bits, SUB, pbits);
+                start
+            };
+            let sl = len - pbits;
+            let e = symbol_entry(alpha, sym as usize, sl);
+            let sub = &mut table[start..start + (1 << sub_bits)];
+            let mut k = (rev >> pbits) as usize;
+            while k < sub.len() {
+                sub[k] = e;
+                k += 1 << sl;
+            }
         }
     }
     Ok(())
