@@ -625,7 +625,8 @@ impl Core {
             if out.len() - o < FAST_OUT {
                 break;
             }
-            // Here `e` is the entry for the next symbol and `bitcnt >= LITLEN_BITS`.
+            // Here `e` is the entry for the next symbol, looked up from the buffer's valid bits
+            // (which after a match run past `bitcnt`; see the bit budget above).
             let w = u64::from_le_bytes(win[..8].try_into().unwrap());
             bitbuf |= w << bitcnt;
             pos += ((63 - bitcnt) >> 3) as usize;

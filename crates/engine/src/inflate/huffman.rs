@@ -149,6 +149,7 @@ pub fn build(
     table: &mut Vec<u32>,
     base: usize,
 ) -> Result<(), ErrorKind> {
+    debug_assert!(lens.iter().all(|&l| l < 16));
     // Four interleaved histograms: runs of equal lengths do not wait on one counter.
     let mut counts = [[0u16; 16]; 4];
     let mut quads = lens.chunks_exact(4);
