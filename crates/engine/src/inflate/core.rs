@@ -598,7 +598,8 @@ impl Core {
                 let total = hf::e_total($e);
                 bitbuf = bitbuf.wrapping_shr($e);
                 bitcnt -= total;
-                hf::e_base($e) + ((saved & ((1u64 << total) - 1)) >> hf::e_len($e)) as u32
+                hf::e_base($e)
+                    + (saved & ((1u64 << total) - 1)).wrapping_shr(hf::e_shift($e)) as u32
             }};
         }
         // Writes literal entry `$e`'s byte to `$w[$k]` (output position `o`: `$w` is `out` and

@@ -24,16 +24,18 @@ use super::error::ErrorKind;
 
 /// A literal byte (or a code-length symbol).
 pub const LIT: u32 = 0;
-/// A match length: `value` is the base, `extra` the extra bits.
-pub const LEN: u32 = 1;
+/// An invalid or unassigned code.
+pub const BAD: u32 = 1;
 /// End of block.
 pub const EOB: u32 = 2;
 /// A pointer to a subtable.
 pub const SUB: u32 = 3;
-/// An invalid or unassigned code.
-pub const BAD: u32 = 4;
-/// A distance: `value` is the base, `extra` the extra bits.
-pub const DIST: u32 = 5;
+/// A match length: `value` is the base, `extra` the extra bits. Bits 12-13 of its entries are
+/// clear, so `entry >> 8` is the codeword length as a shift count (see [`e_shift`]).
+pub const LEN: u32 = 4;
+/// A distance: `value` is the base, `extra` the extra bits. The same kind as [`LEN`]: the two
+/// live in different tables.
+pub const DIST: u32 = 4;
 
 /// Length bases and extra bits for symbols 257..=285 (RFC 1951 3.2.5).
 const LEN_BASE: [u16; 29] = [
@@ -90,6 +92,12 @@ pub const fn e_total(e: u32) -> u32 {
 #[inline(always)]
 pub const fn e_len(e: u32) -> u32 {
     (e >> 8) & 15
+}
+/// The codeword length of a `LEN` or `DIST` entry as a shift count taken mod 64
+/// (`wrapping_shr`): bits 8-11 hold the length and bits 12-13 are clear.
+#[inline(always)]
+pub const fn e_shift(e: u32) -> u32 {
+    e >> 8
 }
 /// The subtable index bits of a `SUB` entry.
 #[inline(always)]
