@@ -567,6 +567,9 @@ impl Core {
         hist_start: usize,
     ) -> Result<(), ErrorKind> {
         let mut bitbuf = self.bitbuf;
+        // The bit count is the low byte of `bitcnt`. A symbol subtracts its whole table entry,
+        // whose low byte is the bits it takes (libdeflate's trick: no extraction on the chain);
+        // the bytes above collect borrows and are ignored.
         let mut bitcnt = self.bitcnt;
         let mut pos = *ip;
         let mut o = *op;
@@ -585,8 +588,8 @@ impl Core {
         macro_rules! refill {
             () => {
                 let w = u64::from_le_bytes(input[pos..pos + 8].try_into().unwrap());
-                bitbuf |= w << bitcnt;
-                pos += ((63 - bitcnt) >> 3) as usize;
+                bitbuf |= w.wrapping_shl(bitcnt);
+                pos += ((!bitcnt >> 3) & 7) as usize;
                 bitcnt |= 56;
             };
         }
@@ -597,7 +600,7 @@ impl Core {
                 let saved = bitbuf;
                 let total = hf::e_total($e);
                 bitbuf = bitbuf.wrapping_shr($e);
-                bitcnt -= total;
+                bitcnt = bitcnt.wrapping_sub($e);
                 hf::e_base($e)
                     + (saved & ((1u64 << total) - 1)).wrapping_shr(hf::e_shift($e)) as u32
             }};
@@ -607,7 +610,7 @@ impl Core {
         macro_rules! lit {
             ($w:ident, $k:expr, $e:ident) => {
                 bitbuf = bitbuf.wrapping_shr($e);
-                bitcnt -= hf::e_total($e);
+                bitcnt = bitcnt.wrapping_sub($e);
                 $w[$k] = ($e >> 16) as u8;
                 o += 1;
                 $e = t[(bitbuf & LMASK) as usize];
@@ -629,8 +632,8 @@ impl Core {
             // Here `e` is the entry for the next symbol, looked up from the buffer's valid bits
             // (which after a match run past `bitcnt`; see the bit budget above).
             let w = u64::from_le_bytes(win[..8].try_into().unwrap());
-            bitbuf |= w << bitcnt;
-            pos += ((63 - bitcnt) >> 3) as usize;
+            bitbuf |= w.wrapping_shl(bitcnt);
+            pos += ((!bitcnt >> 3) & 7) as usize;
             bitcnt |= 56;
             if e & hf::LITERAL != 0 {
                 // Up to three literals, each taking at most 11 of the 56 bits. One bounds
@@ -648,7 +651,7 @@ impl Core {
             if e & hf::EXCEPTIONAL != 0 {
                 if hf::e_kind(e) == hf::SUB {
                     bitbuf >>= hf::LITLEN_BITS;
-                    bitcnt -= hf::LITLEN_BITS;
+                    bitcnt = bitcnt.wrapping_sub(hf::LITLEN_BITS);
                     let sb = hf::e_sub_bits(e);
                     e = t[hf::e_base(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
                     if e & hf::LITERAL != 0 {
@@ -660,7 +663,7 @@ impl Core {
                     hf::LEN => {}
                     hf::EOB => {
                         bitbuf >>= hf::e_total(e);
-                        bitcnt -= hf::e_total(e);
+                        bitcnt = bitcnt.wrapping_sub(e);
                         ended = true;
                         break;
                     }
@@ -675,7 +678,7 @@ impl Core {
             if d & hf::EXCEPTIONAL != 0 {
                 if hf::e_kind(d) == hf::SUB {
                     bitbuf >>= hf::DIST_BITS;
-                    bitcnt -= hf::DIST_BITS;
+                    bitcnt = bitcnt.wrapping_sub(hf::DIST_BITS);
                     let sb = hf::e_sub_bits(d);
                     d = t[hf::e_base(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
                 }
@@ -694,6 +697,8 @@ impl Core {
             o += len;
         }
         // Give back whole bytes read ahead in this run, so at most 7 bits stay buffered.
+        // Only the low byte of `bitcnt` counts (see `bitcnt` above).
+        let mut bitcnt = bitcnt & 0xff;
         let back = ((bitcnt >> 3) as usize).min(pos - start_pos);
         pos -= back;
         bitcnt -= (back as u32) << 3;
