@@ -3,7 +3,8 @@
 //! A match of `len` bytes from `dist` back may overlap its own output (`dist < len`), so a plain
 //! `copy_within` is wrong for it and a byte loop is slow. The copy checks its bounds once, then
 //! moves 16 bytes at a time when the distance allows (each word's source lies wholly before its
-//! destination), 8 at a time for distances 8..16, a broadcast word for distance 1, and for
+//! destination; past the first word, 32 bytes a step when the distance is at least 32, so long
+//! matches take half the loop branches), 8 at a time for distances 8..16, a broadcast word for distance 1, and for
 //! distances 2..8 a pattern that grows to eight bytes first. It may write up to `SLACK` bytes
 //! past the match's end; the fast loop keeps that much room.
 #![allow(unsafe_code)]
@@ -30,13 +31,35 @@ pub fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
             let mut d = base.add(o);
             let end = d.add(len);
             let mut s = d.sub(dist);
-            loop {
-                let w = s.cast::<[u8; 16]>().read_unaligned();
-                d.cast::<[u8; 16]>().write_unaligned(w);
-                d = d.add(16);
-                s = s.add(16);
-                if d >= end {
-                    break;
+            let w = s.cast::<[u8; 16]>().read_unaligned();
+            d.cast::<[u8; 16]>().write_unaligned(w);
+            d = d.add(16);
+            s = s.add(16);
+            if d < end {
+                if dist >= 32 {
+                    // Two words per step: the second one's source still lies before the
+                    // first one's destination.
+                    loop {
+                        let w0 = s.cast::<[u8; 16]>().read_unaligned();
+                        let w1 = s.add(16).cast::<[u8; 16]>().read_unaligned();
+                        d.cast::<[u8; 16]>().write_unaligned(w0);
+                        d.add(16).cast::<[u8; 16]>().write_unaligned(w1);
+                        d = d.add(32);
+                        s = s.add(32);
+                        if d >= end {
+                            break;
+                        }
+                    }
+                } else {
+                    loop {
+                        let w = s.cast::<[u8; 16]>().read_unaligned();
+                        d.cast::<[u8; 16]>().write_unaligned(w);
+                        d = d.add(16);
+                        s = s.add(16);
+                        if d >= end {
+                            break;
+                        }
+                    }
                 }
             }
         }
