@@ -1,5 +1,6 @@
-//! Shared helpers for the deflate tests: decoding through the system zlib (python3), GNU gzip
-//! and Python's gzip module, in batches so one interpreter checks many streams.
+//! Shared helpers for the deflate and inflate tests: decoding through the system zlib (python3),
+//! GNU gzip and Python's gzip module, in batches so one interpreter checks many streams; test
+//! data; and a bit writer for hand-built streams.
 #![allow(dead_code)]
 
 use hyperz_engine::format::Format;
@@ -223,4 +224,76 @@ pub fn adversarial() -> Vec<(String, Vec<u8>)> {
     }
     v.push(("words".to_string(), t));
     v
+}
+
+/// LSB-first bit writer for hand-built DEFLATE streams (RFC 1951 packs fields this way).
+#[derive(Default)]
+pub struct Bits {
+    out: Vec<u8>,
+    acc: u64,
+    n: u32,
+}
+
+impl Bits {
+    pub fn new() -> Self {
+        Bits::default()
+    }
+    /// `n` bits of `v`, least significant first (header fields, extra bits).
+    pub fn put(&mut self, v: u32, n: u32) -> &mut Self {
+        self.acc |= (v as u64) << self.n;
+        self.n += n;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+        self
+    }
+    /// A Huffman codeword of `len` bits, most significant bit first.
+    pub fn code(&mut self, code: u32, len: u32) -> &mut Self {
+        for i in (0..len).rev() {
+            self.put((code >> i) & 1, 1);
+        }
+        self
+    }
+    pub fn align(&mut self) -> &mut Self {
+        if self.n > 0 {
+            let pad = 8 - self.n;
+            self.put(0, pad);
+        }
+        self
+    }
+    pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
+        self.align();
+        self.out.extend_from_slice(b);
+        self
+    }
+    pub fn finish(&mut self) -> Vec<u8> {
+        self.align();
+        self.out.clone()
+    }
+}
+
+/// Code-length-code order (RFC 1951 3.2.7).
+pub const ORDER: [usize; 19] = [
+    16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
+];
+
+/// A final dynamic block header with the given counts and code-length-code lengths
+/// (indexed by symbol 0..19); returns the writer positioned after the code-length-code lengths.
+pub fn dyn_header(hlit: u32, hdist: u32, cl: &[u32; 19]) -> Bits {
+    let hclen = (0..19)
+        .rev()
+        .find(|&i| cl[ORDER[i]] != 0)
+        .map_or(4, |i| (i + 1).max(4));
+    let mut b = Bits::new();
+    b.put(1, 1)
+        .put(2, 2)
+        .put(hlit - 257, 5)
+        .put(hdist - 1, 5)
+        .put(hclen as u32 - 4, 4);
+    for &sym in &ORDER[..hclen] {
+        b.put(cl[sym], 3);
+    }
+    b
 }

@@ -3,87 +3,15 @@
 //! and the streaming decoder; every prefix of real streams must be `Truncated`; random garbage
 //! and bit-flipped streams must give an error or data, never a panic, and both decoders agree.
 
+mod deflate_util;
+
+use deflate_util::{dyn_header, Bits};
 use hyperz_engine::checksum::adler32;
 use hyperz_engine::deflate::compress;
 use hyperz_engine::format::Format;
 use hyperz_engine::inflate::{
     decompress, Decompressor, ErrorKind, InflateError, Inflater, StreamState,
 };
-
-/// LSB-first bit writer.
-struct Bits {
-    out: Vec<u8>,
-    acc: u64,
-    n: u32,
-}
-
-impl Bits {
-    fn new() -> Self {
-        Bits {
-            out: Vec::new(),
-            acc: 0,
-            n: 0,
-        }
-    }
-    /// `n` bits of `v`, least significant first (header fields, extra bits).
-    fn put(&mut self, v: u32, n: u32) -> &mut Self {
-        self.acc |= (v as u64) << self.n;
-        self.n += n;
-        while self.n >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.n -= 8;
-        }
-        self
-    }
-    /// A Huffman codeword of `len` bits, most significant bit first.
-    fn code(&mut self, code: u32, len: u32) -> &mut Self {
-        for i in (0..len).rev() {
-            self.put((code >> i) & 1, 1);
-        }
-        self
-    }
-    fn align(&mut self) -> &mut Self {
-        if self.n > 0 {
-            let pad = 8 - self.n;
-            self.put(0, pad);
-        }
-        self
-    }
-    fn bytes(&mut self, b: &[u8]) -> &mut Self {
-        self.align();
-        self.out.extend_from_slice(b);
-        self
-    }
-    fn finish(&mut self) -> Vec<u8> {
-        self.align();
-        self.out.clone()
-    }
-}
-
-/// Code-length-code order (RFC 1951 3.2.7).
-const ORDER: [usize; 19] = [
-    16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
-];
-
-/// A final dynamic block header with the given counts and code-length-code lengths
-/// (indexed by symbol 0..19); returns the writer positioned after the code-length-code lengths.
-fn dyn_header(hlit: u32, hdist: u32, cl: &[u32; 19]) -> Bits {
-    let hclen = (0..19)
-        .rev()
-        .find(|&i| cl[ORDER[i]] != 0)
-        .map_or(4, |i| (i + 1).max(4));
-    let mut b = Bits::new();
-    b.put(1, 1)
-        .put(2, 2)
-        .put(hlit - 257, 5)
-        .put(hdist - 1, 5)
-        .put(hclen as u32 - 4, 4);
-    for &sym in &ORDER[..hclen] {
-        b.put(cl[sym], 3);
-    }
-    b
-}
 
 fn stream_result(
     format: Format,

@@ -7,39 +7,9 @@
 
 mod deflate_util;
 
+use deflate_util::{dyn_header, Bits};
 use hyperz_engine::inflate::{self, Inflater, StreamState};
 use hyperz_engine::Format;
-
-/// LSB-first bit packing, as DEFLATE stores its fields.
-#[derive(Default)]
-struct Bits {
-    out: Vec<u8>,
-    acc: u64,
-    n: u32,
-}
-
-impl Bits {
-    fn put(&mut self, v: u32, n: u32) {
-        self.acc |= (v as u64) << self.n;
-        self.n += n;
-        while self.n >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.n -= 8;
-        }
-    }
-    /// A Huffman code, sent most significant bit first.
-    fn code(&mut self, (code, len): (u32, u32)) {
-        let rev = code.reverse_bits() >> (32 - len);
-        self.put(rev, len);
-    }
-    fn finish(mut self) -> Vec<u8> {
-        if self.n > 0 {
-            self.out.push(self.acc as u8);
-        }
-        self.out
-    }
-}
 
 /// Canonical codes (RFC 1951 3.2.2) for `lens`: (code, length) per symbol.
 fn canonical(lens: &[u32]) -> Vec<(u32, u32)> {
@@ -87,24 +57,14 @@ fn matches_of_48_bits_then_literals() {
     let lit = canonical(&lit_lens);
     let dist = canonical(&dist_lens);
 
-    let mut b = Bits::default();
-    b.put(1, 1); // final block
-    b.put(2, 2); // dynamic
-    b.put(286 - 257, 5);
-    b.put(30 - 1, 5);
-    b.put(19 - 4, 4);
     // Code-length code: symbols 0..15 take 4 bits each (complete), 16-18 are unused.
-    const ORDER: [usize; 19] = [
-        16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
-    ];
     let mut cl_lens = [4u32; 19];
     cl_lens[16..].fill(0);
-    for &s in &ORDER {
-        b.put(cl_lens[s], 3);
-    }
+    let mut b = dyn_header(286, 30, &cl_lens);
     let cl = canonical(&cl_lens);
     for &l in lit_lens.iter().chain(&dist_lens) {
-        b.code(cl[l as usize]);
+        let (code, len) = cl[l as usize];
+        b.code(code, len);
     }
 
     // 25000 'a's of history, then for each of 64 alignments: `k` more 'a's, a match of length
@@ -112,7 +72,8 @@ fn matches_of_48_bits_then_literals() {
     // (15 bits), 'm' (13) and 'a' (1).
     let mut want = Vec::new();
     let lit_sym = |b: &mut Bits, want: &mut Vec<u8>, c: u8| {
-        b.code(lit[c as usize]);
+        let (code, len) = lit[c as usize];
+        b.code(code, len);
         want.push(c);
     };
     for _ in 0..25_000 {
@@ -122,10 +83,8 @@ fn matches_of_48_bits_then_literals() {
         for _ in 0..k {
             lit_sym(&mut b, &mut want, b'a');
         }
-        b.code(lit[284]);
-        b.put(30, 5);
-        b.code(dist[29]);
-        b.put(100, 13);
+        b.code(lit[284].0, lit[284].1).put(30, 5);
+        b.code(dist[29].0, dist[29].1).put(100, 13);
         let from = want.len() - 24_677;
         for i in 0..257 {
             want.push(want[from + i]);
@@ -136,7 +95,7 @@ fn matches_of_48_bits_then_literals() {
         // A different byte in the history for the next matches to copy.
         lit_sym(&mut b, &mut want, b'a' + (k % 13) as u8);
     }
-    b.code(lit[256]);
+    b.code(lit[256].0, lit[256].1);
     let stream = b.finish();
 
     // The stream is valid DEFLATE and `want` is what it holds.

@@ -621,11 +621,8 @@ impl Core {
         }
         refill!();
         let mut e = t[(bitbuf & LMASK) as usize];
-        loop {
-            // The loop's input bound and the refill's read in one check.
-            let Some(win) = input.get(pos..pos + FAST_IN) else {
-                break;
-            };
+        // The loop's input bound and the refill's read in one check.
+        while let Some(win) = input.get(pos..pos + FAST_IN) {
             if out.len() - o < FAST_OUT {
                 break;
             }
