@@ -205,20 +205,38 @@ impl<const H: usize, const P: usize> Chains<H, P> {
             // is `buf[i + off..]`, so for `c < pos` the load needs no bounds check.
             let off = best_len.max(3) - 3;
             let tails = &buf[off..pos + off + 4];
-            let m = if best_len < 3 { 0xFF_FFFF } else { u32::MAX };
-            let want = load32(tails, pos) & m;
-            let c = loop {
-                let c = cur.wrapping_sub(1);
-                if cur <= cutoff || depth == 0 || c >= pos {
-                    break 'walk;
-                }
-                depth -= 1;
-                let nx = prev[cur & mask] as usize;
-                let hit = load32(tails, c) & m == want;
-                cur = nx;
-                if hit {
-                    break c;
-                }
+            // Each candidate costs one unit of depth; the walk stops when none is left, checked
+            // after each miss (decrement and test together) and once before the first step.
+            if depth == 0 {
+                break;
+            }
+            macro_rules! next_hit {
+                ($m:expr) => {{
+                    let want = load32(tails, pos) & $m;
+                    loop {
+                        let c = cur.wrapping_sub(1);
+                        if cur <= cutoff || c >= pos {
+                            break 'walk;
+                        }
+                        let nx = prev[cur & mask] as usize;
+                        let hit = load32(tails, c) & $m == want;
+                        cur = nx;
+                        depth -= 1;
+                        if hit {
+                            break c;
+                        }
+                        if depth == 0 {
+                            break 'walk;
+                        }
+                    }
+                }};
+            }
+            // The mask only matters while no match is known (three bytes then suffice); the
+            // common case compares whole words.
+            let c = if best_len >= 3 {
+                next_hit!(u32::MAX)
+            } else {
+                next_hit!(0xFF_FFFF)
             };
             let l = match_len(buf, c, pos, max);
             if l > best_len {
