@@ -206,7 +206,8 @@ impl<const H: usize, const P: usize> Chains<H, P> {
             let off = best_len.max(3) - 3;
             let tails = &buf[off..pos + off + 4];
             // Each candidate costs one unit of depth; the walk stops when none is left, checked
-            // after each miss (decrement and test together) and once before the first step.
+            // after each miss (decrement and test together) and here, before the walk starts or
+            // resumes after a hit.
             if depth == 0 {
                 break;
             }
