@@ -583,11 +583,12 @@ impl Core {
         // Both primary arrays are always there; saying so lets the compiler drop the bounds
         // checks of the masked primary lookups below.
         assert!(t.len() >= hf::PAIR_PRIMARY);
-        // Fills the bit buffer to 56..=63 bits from `input[pos..pos + 8]` and advances `pos` by
-        // the whole bytes taken (bits past `bitcnt` are the following input, or zero).
+        // Fills the bit buffer to 56..=63 bits from the first eight bytes of `$from` (the input
+        // at `pos`) and advances `pos` by the whole bytes taken (bits past `bitcnt` are the
+        // following input, or zero).
         macro_rules! refill {
-            () => {
-                let w = u64::from_le_bytes(input[pos..pos + 8].try_into().unwrap());
+            ($from:expr) => {
+                let w = u64::from_le_bytes($from[..8].try_into().unwrap());
                 bitbuf |= w.wrapping_shl(bitcnt);
                 pos += ((!bitcnt >> 3) & 7) as usize;
                 bitcnt |= 56;
@@ -619,7 +620,7 @@ impl Core {
         if !(input.len() - pos >= FAST_IN && out.len() - o >= FAST_OUT) {
             return Ok(());
         }
-        refill!();
+        refill!(input[pos..]);
         let mut e = t[(bitbuf & LMASK) as usize];
         // The loop's input bound and the refill's read in one check.
         while let Some(win) = input.get(pos..pos + FAST_IN) {
@@ -628,10 +629,7 @@ impl Core {
             }
             // Here `e` is the entry for the next symbol, looked up from the buffer's valid bits
             // (which after a match run past `bitcnt`; see the bit budget above).
-            let w = u64::from_le_bytes(win[..8].try_into().unwrap());
-            bitbuf |= w.wrapping_shl(bitcnt);
-            pos += ((!bitcnt >> 3) & 7) as usize;
-            bitcnt |= 56;
+            refill!(win);
             if e & hf::LITERAL != 0 {
                 // Up to three literals, each taking at most 11 of the 56 bits. One bounds
                 // check covers the three bytes they may write.
