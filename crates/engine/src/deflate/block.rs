@@ -3,7 +3,8 @@
 //! exactly (header, code-length RLE, extra bits, stored padding), not estimated.
 //!
 //! Symbols are packed in a `u32`: a literal is its byte value; a match is
-//! `MATCH_FLAG | length << 16 | distance`.
+//! `MATCH_FLAG | distance symbol << 25 | length << 16 | distance` (the distance symbol is
+//! found once, for the frequencies, and read back by the encoder).
 #![forbid(unsafe_code)]
 
 use super::bitwriter::BitWriter;
@@ -89,9 +90,9 @@ impl SymBuf {
     #[inline(always)]
     pub fn matched(&mut self, len: u32, dist: u32) {
         debug_assert!((3..=258).contains(&len) && (1..=32768).contains(&dist));
-        self.syms.push(MATCH_FLAG | len << 16 | dist);
         let ls = LEN_SYM[len as usize] as usize;
         let ds = dist_sym(dist);
+        self.syms.push(MATCH_FLAG | (ds as u32) << 25 | len << 16 | dist);
         self.lit_freq[257 + ls] += 1;
         self.dist_freq[ds] += 1;
         self.extra_bits += (LEN_EXTRA[ls] + DIST_EXTRA[ds]) as u64;
@@ -291,7 +292,7 @@ impl Encoder {
                     let e = lens[((s >> 16) & 0x1ff) as usize];
                     b.add((e & 0xff_ffff) as u64, e >> 24);
                     let dist = s & 0xffff;
-                    let ds = dist_sym(dist);
+                    let ds = (s >> 25) as usize & 31;
                     let bits = dc[ds] as u64 | ((dist - DIST_BASE[ds] as u32) as u64) << dl[ds];
                     b.add(bits, dl[ds] as u32 + DIST_EXTRA[ds] as u32);
                 }
