@@ -505,6 +505,13 @@ impl Core {
                     }
                 }
                 State::Copy { len, dist } => {
+                    if out.len() - *op >= len as usize + copy::SLACK {
+                        // Room for the word copy's overshoot (a match the slow path decoded).
+                        copy_match(out, *op, dist as usize, len as usize);
+                        *op += len as usize;
+                        self.state = State::Codes;
+                        continue;
+                    }
                     let n = (len as usize).min(out.len() - *op);
                     let src = *op - dist as usize;
                     for k in 0..n {
