@@ -92,7 +92,8 @@ impl SymBuf {
         debug_assert!((3..=258).contains(&len) && (1..=32768).contains(&dist));
         let ls = LEN_SYM[len as usize] as usize;
         let ds = dist_sym(dist);
-        self.syms.push(MATCH_FLAG | (ds as u32) << 25 | len << 16 | dist);
+        self.syms
+            .push(MATCH_FLAG | (ds as u32) << 25 | len << 16 | dist);
         self.lit_freq[257 + ls] += 1;
         self.dist_freq[ds] += 1;
         self.extra_bits += (LEN_EXTRA[ls] + DIST_EXTRA[ds]) as u64;
