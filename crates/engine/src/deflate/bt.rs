@@ -47,12 +47,12 @@ impl Bt {
     pub fn skip_to(&mut self, buf: &[u8], to: usize, depth: u32, nice: usize, max_dist: usize) {
         while self.next < to {
             let p = self.next;
-            self.advance(buf, p, depth, nice, max_dist, None);
+            self.walk::<false>(buf, p, depth, nice, max_dist, &mut Vec::new());
         }
     }
 
-    /// Inserts `pos` (the caller goes in order) and, if `out` is given, appends every match
-    /// longer than all closer ones as (length, distance). Returns the longest length (0 if < 4).
+    /// Inserts `pos` (the caller goes in order) and appends to `out` every match longer than
+    /// all closer ones as (length, distance). Returns the longest length (0 if < 4).
     pub fn advance(
         &mut self,
         buf: &[u8],
@@ -60,7 +60,21 @@ impl Bt {
         depth: u32,
         nice: usize,
         max_dist: usize,
-        mut out: Option<&mut Vec<(u16, u16)>>,
+        out: &mut Vec<(u16, u16)>,
+    ) -> usize {
+        self.walk::<true>(buf, pos, depth, nice, max_dist, out)
+    }
+
+    /// [`Bt::advance`], or with `RECORD` false only the insertion.
+    #[inline(always)]
+    fn walk<const RECORD: bool>(
+        &mut self,
+        buf: &[u8],
+        pos: usize,
+        depth: u32,
+        nice: usize,
+        max_dist: usize,
+        out: &mut Vec<(u16, u16)>,
     ) -> usize {
         self.next = pos + 1;
         let end = buf.len();
@@ -72,50 +86,50 @@ impl Bt {
         let h = (load32(buf, pos).wrapping_mul(0x1E35_A7BD) >> (32 - HASH_BITS)) as usize;
         let mut cur = self.head[h] as usize;
         self.head[h] = pos as u32 + 1;
-        let slot = 2 * (pos & self.mask);
+        let mask = self.mask;
+        let child = &mut self.child[..];
+        let slot = 2 * (pos & mask);
         let (mut pend_lt, mut pend_gt) = (slot, slot + 1);
         let (mut lt_len, mut gt_len) = (0usize, 0usize);
         let mut best = 3usize;
+        // A candidate `c` (held as c + 1 in `cur`) is in the window while `cur > cutoff`.
+        let cutoff = pos.saturating_sub(max_dist.min(mask));
         let mut depth = depth;
         loop {
-            if cur == 0 || pos - (cur - 1) > max_dist.min(self.mask) || depth == 0 {
-                self.child[pend_lt] = 0;
-                self.child[pend_gt] = 0;
+            if cur <= cutoff || depth == 0 {
+                child[pend_lt] = 0;
+                child[pend_gt] = 0;
                 return if best > 3 { best } else { 0 };
             }
             let c = cur - 1;
-            let mut len = lt_len.min(gt_len);
-            if len < max && buf[c + len] == buf[pos + len] {
-                len += 1 + match_len(buf, c + len + 1, pos + len + 1, max - len - 1);
-            }
-            if len > best {
+            let known = lt_len.min(gt_len);
+            let len = known + match_len(buf, c + known, pos + known, max - known);
+            if RECORD && len > best {
                 // Re-measure from the start: the known prefix assumes a well-ordered tree.
                 let real = match_len(buf, c, pos, max);
                 if real > best {
                     best = real;
-                    if let Some(o) = out.as_deref_mut() {
-                        o.push((real as u16, (pos - c) as u16));
-                    }
+                    out.push((real as u16, (pos - c) as u16));
                 }
             }
-            let cs = 2 * (c & self.mask);
+            let cs = 2 * (c & mask);
             if len >= nice {
-                self.child[pend_lt] = self.child[cs];
-                self.child[pend_gt] = self.child[cs + 1];
+                child[pend_lt] = child[cs];
+                child[pend_gt] = child[cs + 1];
                 return if best > 3 { best } else { 0 };
             }
             // Each side loads its child itself: an index selected from the comparison would
             // make the next load wait for this candidate's bytes, a likely cache miss.
             if buf[c + len] < buf[pos + len] {
-                self.child[pend_lt] = cur as u32;
+                child[pend_lt] = cur as u32;
                 pend_lt = cs + 1;
                 lt_len = len;
-                cur = self.child[cs + 1] as usize;
+                cur = child[cs + 1] as usize;
             } else {
-                self.child[pend_gt] = cur as u32;
+                child[pend_gt] = cur as u32;
                 pend_gt = cs;
                 gt_len = len;
-                cur = self.child[cs] as usize;
+                cur = child[cs] as usize;
             }
             depth -= 1;
         }

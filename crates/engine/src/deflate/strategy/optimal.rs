@@ -115,7 +115,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
         let mut miss = 0usize;
         while p < w1 {
             first.push(matches.len() as u32);
-            let long = mf.advance(&buf[..w1], p, depth, nice, max_dist, Some(&mut matches));
+            let long = mf.advance(&buf[..w1], p, depth, nice, max_dist, &mut matches);
             miss = if long == 0 { miss + 1 } else { 0 };
             if miss > MISS_LIMIT {
                 // Incompressible-looking data: leave positions out of the trees for a while.
