@@ -27,15 +27,17 @@ pub fn load32(buf: &[u8], i: usize) -> u32 {
 /// (caller guarantees `b + max <= buf.len()` and `a < b`).
 #[inline(always)]
 pub fn match_len(buf: &[u8], a: usize, b: usize, max: usize) -> usize {
+    // Both sides sliced to `max` once: the loop's loads then need no bounds checks.
+    let (x, y) = (&buf[a..a + max], &buf[b..b + max]);
     let mut n = 0;
-    while n + 8 <= max {
-        let x = load64(buf, a + n) ^ load64(buf, b + n);
-        if x != 0 {
-            return n + (x.trailing_zeros() / 8) as usize;
+    while n + 8 <= x.len() {
+        let d = load64(x, n) ^ load64(y, n);
+        if d != 0 {
+            return n + (d.trailing_zeros() / 8) as usize;
         }
         n += 8;
     }
-    while n < max && buf[a + n] == buf[b + n] {
+    while n < x.len() && x[n] == y[n] {
         n += 1;
     }
     n
