@@ -101,6 +101,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
     mf.next = start.saturating_sub(max_dist);
     mf.skip_to(&buf[..start], start, depth, nice, max_dist);
     let mut matches: Vec<(u16, u16)> = Vec::new();
+    let mut dsyms: Vec<u8> = Vec::new();
     let mut first: Vec<u32> = Vec::new();
     let mut cost: Vec<u32> = Vec::new();
     let mut choice: Vec<(u16, u16)> = Vec::new();
@@ -137,6 +138,9 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
             }
         }
         first.push(matches.len() as u32);
+        // Each match's distance symbol, found once for all passes.
+        dsyms.clear();
+        dsyms.extend(matches.iter().map(|&(_, d)| dist_sym(d as u32) as u8));
         // 2. Dynamic program, refined `passes` times.
         cost.clear();
         cost.resize(n + 1, 0);
@@ -154,10 +158,10 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
                 let mut ch = (0u16, 0u16);
                 let (a, b) = (first[i] as usize, first[i + 1] as usize);
                 let mut from = min_len;
-                for &(l, d) in &matches[a..b] {
+                for (&(l, d), &ds) in matches[a..b].iter().zip(&dsyms[a..b]) {
                     let l = l as usize;
                     if l >= from {
-                        let dc = model.dist[dist_sym(d as u32)];
+                        let dc = model.dist[ds as usize];
                         // Lengths from..=l of this match: the cheapest, first on ties.
                         let rest = &cost[i + from..=i + l];
                         for (k, (&lc, &r)) in len_cost[from..=l].iter().zip(rest).enumerate() {
