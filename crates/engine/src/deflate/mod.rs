@@ -220,10 +220,12 @@ const fn lazy2_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
 /// ratio at MB/s, one-step lazy before: L5 3.870 at 74 / 3.457 at 67 -> 3.941 at 78 / 3.453
 /// at 74; L6 (depth 40 -> 16) 3.883 at 66 / 3.474 at 61 -> 3.953 at 72 / 3.471 at 69; L7
 /// 3.897 at 53 / 3.496 at 47 -> 3.992 at 57 / 3.514 at 52; L8 3.908 / 3.511 -> 4.023 / 3.546
-/// at 30-31 MB/s; L9 3.917 at 24 / 3.515 at 25 -> 4.037 at 18 / 3.556 at 21.
+/// at 30-31 MB/s; L9 3.917 at 24 / 3.515 at 25 -> 4.037 at 18 / 3.556 at 21. Level 1 hashes
+/// three positions inside each match: corpus / sample 3.042 / 3.502 with two, 3.085 / 3.544
+/// with three (1.5% slower), 3.105 / 3.558 with four (7-9% slower).
 pub const LEVELS: [LevelRow; 13] = [
     row(Parser::Stored, 0, 0),
-    row(Parser::Fast, 2, 258),
+    row(Parser::Fast, 3, 258),
     row(Parser::Greedy, 6, 16),
     row(Parser::Greedy, 12, 24),
     lazy_row(12, 32, 8, 4),
