@@ -7,7 +7,9 @@
 //! `gt_len` track the prefix already known to match on each side, so comparisons resume where
 //! they left off. Trees built with comparisons truncated at a window end can be slightly
 //! misordered, so every reported match is re-measured from its first byte: output never
-//! depends on the tree being perfect.
+//! depends on the tree being perfect. With `hash3` set, a table of the latest position of
+//! each 3-byte hash (libdeflate's `hash3_tab`) adds the length-3 matches the trees, keyed by
+//! four bytes, do not hold.
 #![forbid(unsafe_code)]
 
 use super::matchfind::{load32, match_len, MAX_MATCH};
@@ -17,13 +19,18 @@ use super::matchfind::{load32, match_len, MAX_MATCH};
 pub struct Bt {
     head: Vec<u32>,
     child: Vec<u32>,
+    head3: Vec<u32>,
     mask: usize,
     /// Next position to insert.
     pub next: usize,
+    /// Also report the latest length-3 match (set before [`Bt::reset`]).
+    pub hash3: bool,
 }
 
 /// log2 of the number of tree roots.
 const HASH_BITS: u32 = 16;
+/// log2 of the number of 3-byte hash slots.
+const HASH3_BITS: u32 = 15;
 
 impl Bt {
     /// Trees for a window of `1 << window_bits`.
@@ -32,14 +39,20 @@ impl Bt {
         Bt {
             head: vec![0; 1 << HASH_BITS],
             child: vec![0; 2 * w],
+            head3: Vec::new(),
             mask: w - 1,
             next: 0,
+            hash3: false,
         }
     }
 
-    /// Empties the trees.
+    /// Empties the trees (and the 3-byte table, allocated on first use).
     pub fn reset(&mut self) {
         self.head.fill(0);
+        if self.hash3 {
+            self.head3.clear();
+            self.head3.resize(1 << HASH3_BITS, 0);
+        }
         self.next = 0;
     }
 
@@ -52,7 +65,8 @@ impl Bt {
     }
 
     /// Inserts `pos` (the caller goes in order) and appends to `out` every match longer than
-    /// all closer ones as (length, distance). Returns the longest length (0 if < 4).
+    /// all closer ones as (length, distance), after the latest length-3 match if `hash3` is set
+    /// and there is one. Returns the longest length found in the trees (0 if < 4).
     pub fn advance(
         &mut self,
         buf: &[u8],
@@ -83,7 +97,20 @@ impl Bt {
         }
         let max = (end - pos).min(MAX_MATCH);
         let nice = nice.min(max);
-        let h = (load32(buf, pos).wrapping_mul(0x1E35_A7BD) >> (32 - HASH_BITS)) as usize;
+        let v = load32(buf, pos);
+        // A candidate `c` (held as c + 1 in `cur`) is in the window while `cur > cutoff`.
+        let cutoff = pos.saturating_sub(max_dist.min(self.mask));
+        if self.hash3 {
+            let h3 = ((v << 8).wrapping_mul(0x1E35_A7BD) >> (32 - HASH3_BITS)) as usize;
+            let slot3 = &mut self.head3[h3];
+            let c3 = *slot3 as usize;
+            *slot3 = pos as u32 + 1;
+            // First in the list: the lengths increase.
+            if RECORD && c3 > cutoff && (load32(buf, c3 - 1) ^ v) << 8 == 0 {
+                out.push((3, (pos + 1 - c3) as u16));
+            }
+        }
+        let h = (v.wrapping_mul(0x1E35_A7BD) >> (32 - HASH_BITS)) as usize;
         let mut cur = self.head[h] as usize;
         self.head[h] = pos as u32 + 1;
         let mask = self.mask;
@@ -92,8 +119,6 @@ impl Bt {
         let (mut pend_lt, mut pend_gt) = (slot, slot + 1);
         let (mut lt_len, mut gt_len) = (0usize, 0usize);
         let mut best = 3usize;
-        // A candidate `c` (held as c + 1 in `cur`) is in the window while `cur > cutoff`.
-        let cutoff = pos.saturating_sub(max_dist.min(mask));
         let mut depth = depth;
         loop {
             if cur <= cutoff || depth == 0 {
