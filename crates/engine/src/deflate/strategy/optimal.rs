@@ -3,6 +3,10 @@
 //! The segment is cut into windows of `WINDOW` bytes. For each window every position's
 //! candidate matches (each longer than all closer ones) are collected from deep hash-chain
 //! searches; positions inside a match of `nice` length or more are only inserted, not searched.
+//! Every other position is searched, also in data that looks incompressible (the greedy and
+//! lazy tiers step over such stretches): the skipped positions' matches cost 1.2% on a PDF
+//! with compressed streams (paper-100k: 1.250 against 1.265 at level 12), and random data
+//! still goes through at 20-30 MB/s.
 //! Then a backward dynamic program picks, for every position, the literal or (length,
 //! distance) that minimises the total bit cost to the window end, trying every length a
 //! candidate allows. The first pass prices symbols with a static model; each further pass
@@ -17,8 +21,6 @@ use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
 /// Bytes parsed per dynamic program: long enough for stable statistics, short enough that the
 /// match lists (about 2-4 candidates per position) stay in cache.
 const WINDOW: usize = 65536;
-/// Consecutive positions without a match before positions start being skipped (as in lazy).
-const MISS_LIMIT: usize = 256;
 /// Price of a symbol the previous pass did not use (its code would be long).
 const UNUSED_COST: u32 = 13;
 /// Search depth from which the match finder also reports length-3 matches.
@@ -123,20 +125,10 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
         matches.clear();
         first.clear();
         let mut p = w0;
-        let mut miss = 0usize;
         while p < w1 {
             first.push(matches.len() as u32);
             let long = mf.advance(&buf[..w1], p, depth, nice, max_dist, &mut matches);
-            miss = if long == 0 { miss + 1 } else { 0 };
-            if miss > MISS_LIMIT {
-                // Incompressible-looking data: leave positions out of the trees for a while.
-                let skip_to = (p + 1 + ((miss - MISS_LIMIT) >> 4).min(64)).min(w1);
-                for _ in p + 1..skip_to {
-                    first.push(matches.len() as u32);
-                }
-                mf.next = skip_to;
-                p = skip_to;
-            } else if long >= nice {
+            if long >= nice {
                 let skip_to = (p + long).min(w1);
                 for _ in p + 1..skip_to {
                     first.push(matches.len() as u32);
