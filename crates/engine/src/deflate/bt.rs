@@ -60,28 +60,16 @@ impl Bt {
     pub fn skip_to(&mut self, buf: &[u8], to: usize, depth: u32, nice: usize, max_dist: usize) {
         while self.next < to {
             let p = self.next;
-            self.walk::<false>(buf, p, depth, nice, max_dist, &mut Vec::new());
+            self.advance::<false>(buf, p, depth, nice, max_dist, &mut Vec::new());
         }
     }
 
-    /// Inserts `pos` (the caller goes in order) and appends to `out` every match longer than
-    /// all closer ones as (length, distance), after the latest length-3 match if `hash3` is set
-    /// and there is one. Returns the longest length found in the trees (0 if < 4).
-    pub fn advance(
-        &mut self,
-        buf: &[u8],
-        pos: usize,
-        depth: u32,
-        nice: usize,
-        max_dist: usize,
-        out: &mut Vec<(u16, u16)>,
-    ) -> usize {
-        self.walk::<true>(buf, pos, depth, nice, max_dist, out)
-    }
-
-    /// [`Bt::advance`], or with `RECORD` false only the insertion.
+    /// Inserts `pos` (the caller goes in order) and, with `RECORD`, appends to `out` every
+    /// match longer than all closer ones as (length, distance), after the latest length-3 match
+    /// if `hash3` is set and there is one. Returns the longest length found in the trees (0 if
+    /// < 4; always 0 without `RECORD`).
     #[inline(always)]
-    fn walk<const RECORD: bool>(
+    pub fn advance<const RECORD: bool>(
         &mut self,
         buf: &[u8],
         pos: usize,

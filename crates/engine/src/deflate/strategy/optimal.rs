@@ -127,7 +127,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
         let mut p = w0;
         while p < w1 {
             first.push(matches.len() as u32);
-            let long = mf.advance(&buf[..w1], p, depth, nice, max_dist, &mut matches);
+            let long = mf.advance::<true>(&buf[..w1], p, depth, nice, max_dist, &mut matches);
             if long >= nice {
                 let skip_to = (p + long).min(w1);
                 for _ in p + 1..skip_to {
