@@ -24,18 +24,21 @@ pub fn build_lengths(freqs: &[u32], max_len: u32, lens: &mut [u8]) {
     // comparison sort of the few keys whose frequency is beyond the counters.
     const COUNTERS: usize = 512;
     let mut start = [0u16; COUNTERS];
-    let mut m = 0;
+    let (mut m, mut top) = (0, 0);
     for &f in freqs {
         if f != 0 {
-            start[(f as usize).min(COUNTERS - 1)] += 1;
+            let b = (f as usize).min(COUNTERS - 1);
+            start[b] += 1;
+            top = top.max(b);
             m += 1;
         }
     }
     if m == 0 {
         return;
     }
+    // Prefix sums up to the highest counter in use (small blocks use few).
     let mut sum = 0;
-    for c in start.iter_mut() {
+    for c in start[..=top].iter_mut() {
         let k = *c;
         *c = sum;
         sum += k;
@@ -48,7 +51,12 @@ pub fn build_lengths(freqs: &[u32], max_len: u32, lens: &mut [u8]) {
             start[b] += 1;
         }
     }
-    let big = start[COUNTERS - 2] as usize;
+    // Keys beyond the counters, in the last one, still need sorting.
+    let big = if top == COUNTERS - 1 {
+        start[COUNTERS - 2] as usize
+    } else {
+        m
+    };
     keys[big..m].sort_unstable();
     if m == 1 {
         let s = (keys[0] & 0xFFFF) as usize;
