@@ -13,6 +13,8 @@ use super::tables::*;
 
 /// Marks a match in the symbol buffer.
 pub const MATCH_FLAG: u32 = 1 << 31;
+/// Where a match's distance symbol sits in its symbol word.
+const DIST_SYM_SHIFT: u32 = 25;
 
 /// Symbols and their frequencies for the block being built.
 #[derive(Clone)]
@@ -93,7 +95,7 @@ impl SymBuf {
         let ls = LEN_SYM[len as usize] as usize;
         let ds = dist_sym(dist);
         self.syms
-            .push(MATCH_FLAG | (ds as u32) << 25 | len << 16 | dist);
+            .push(MATCH_FLAG | (ds as u32) << DIST_SYM_SHIFT | len << 16 | dist);
         self.lit_freq[257 + ls] += 1;
         self.dist_freq[ds] += 1;
         self.extra_bits += (LEN_EXTRA[ls] + DIST_EXTRA[ds]) as u64;
@@ -293,7 +295,7 @@ impl Encoder {
                     let e = lens[((s >> 16) & 0x1ff) as usize];
                     b.add((e & 0xff_ffff) as u64, e >> 24);
                     let dist = s & 0xffff;
-                    let ds = (s >> 25) as usize & 31;
+                    let ds = (s >> DIST_SYM_SHIFT) as usize & 31;
                     let bits = dc[ds] as u64 | ((dist - DIST_BASE[ds] as u32) as u64) << dl[ds];
                     b.add(bits, dl[ds] as u32 + DIST_EXTRA[ds] as u32);
                 }

@@ -5,8 +5,8 @@
 //! moves 16 bytes at a time when the distance allows (each word's source lies wholly before its
 //! destination; past the first word, 32 bytes a step when the distance is at least 32, so long
 //! matches take half the loop branches), 8 at a time for distances 8..16, a broadcast word for
-//! distance 1, and for distances 2..8 a pattern that grows to eight bytes first. It may write up to `SLACK` bytes
-//! past the match's end; the fast loop keeps that much room.
+//! distance 1, and for distances 2..8 a pattern that grows to eight bytes first. It may write
+//! up to `SLACK` bytes past the match's end; the fast loop keeps that much room.
 #![allow(unsafe_code)]
 
 /// Bytes the copy may write past `o + len`.
