@@ -1,9 +1,11 @@
 //! Command-line parsing: gzip/pigz-compatible options into one [`Options`] value.
 //!
 //! gzip lets the level digits ride in any short-option cluster (`-9c`, `-dc1`), and the last one
-//! wins. clap cannot express that, so [`normalize`] first rewrites every digit of a cluster into
-//! a `--level` option at the same position; clap then parses the rest, and the last `--level`
-//! wins as gzip's last digit does.
+//! wins. clap cannot express that, so [`normalize`] first rewrites the digits of a cluster into
+//! `--level` options at the same position; clap then parses the rest, and the last `--level`
+//! wins as gzip's last digit does. Consecutive digits are one level, as pigz and libdeflate's
+//! gzip read them: `-12` is level 12 (GNU gzip would take it as `-1 -2`, level 2), and `-13`
+//! is an error rather than a silent level 3.
 
 use clap::{ArgAction, Parser};
 use std::ffi::OsString;
@@ -128,7 +130,8 @@ pub enum Parsed {
     Version,
 }
 
-/// Rewrites level digits in short-option clusters into `--level=N` options.
+/// Rewrites level digits in short-option clusters into `--level=N` options, one per run of
+/// consecutive digits.
 pub fn normalize(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut out = Vec::new();
     let mut files_only = false;
@@ -150,21 +153,25 @@ pub fn normalize(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
             continue;
         }
         let mut rest = String::from("-");
-        let mut levels = Vec::new();
+        let mut levels: Vec<String> = Vec::new();
         let mut chars = s[1..].chars();
+        let mut prev_digit = false;
         while let Some(c) = chars.next() {
-            if c.is_ascii_digit() {
-                levels.push(c);
-            } else if c == 'S' || c == 'p' || c == 'b' {
-                // Options with a value: the remainder of the cluster is the value.
-                rest.push(c);
-                let tail: String = chars.by_ref().collect();
-                value_next = tail.is_empty();
-                rest.push_str(&tail);
-                break;
-            } else {
-                rest.push(c);
+            let digit = c.is_ascii_digit();
+            match levels.last_mut() {
+                Some(run) if digit && prev_digit => run.push(c),
+                _ if digit => levels.push(c.into()),
+                _ if c == 'S' || c == 'p' || c == 'b' => {
+                    // Options with a value: the remainder of the cluster is the value.
+                    rest.push(c);
+                    let tail: String = chars.by_ref().collect();
+                    value_next = tail.is_empty();
+                    rest.push_str(&tail);
+                    break;
+                }
+                _ => rest.push(c),
             }
+            prev_digit = digit;
         }
         if rest.len() > 1 {
             out.push(rest.into());
@@ -255,6 +262,13 @@ mod tests {
         assert!(opts(&["-9c", "f"]).stdout);
         assert_eq!(opts(&["-1", "-dc3"]).level, 3);
         assert_eq!(opts(&["--level", "12"]).level, 12);
+        // A run of digits is one level, as in pigz and libdeflate's gzip.
+        assert_eq!(opts(&["-12"]).level, 12);
+        assert_eq!(opts(&["-c11", "f"]).level, 11);
+        assert_eq!(opts(&["-10c", "f"]).level, 10);
+        assert_eq!(opts(&["-1c2"]).level, 2);
+        assert!(parse(["hyperz", "-13"].map(OsString::from)).is_err());
+        assert!(parse(["hyperz", "-91"].map(OsString::from)).is_err());
         assert_eq!(opts(&["--fast"]).level, 1);
         assert_eq!(opts(&[]).level, 6);
     }
