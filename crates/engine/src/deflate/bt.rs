@@ -57,22 +57,26 @@ impl Bt {
     }
 
     /// Inserts positions `self.next..to` without reporting matches.
+    /// `buf` is the whole segment buffer (see the module doc).
     pub fn skip_to(&mut self, buf: &[u8], to: usize, depth: u32, nice: usize, max_dist: usize) {
         while self.next < to {
             let p = self.next;
-            self.advance::<false>(buf, p, depth, nice, max_dist, &mut Vec::new());
+            self.advance::<false>(buf, p, 0, depth, nice, max_dist, &mut Vec::new());
         }
     }
 
     /// Inserts `pos` (the caller goes in order) and, with `RECORD`, appends to `out` every
     /// match longer than all closer ones as (length, distance), after the latest length-3 match
-    /// if `hash3` is set and there is one. Returns the longest length found in the trees (0 if
-    /// < 4; always 0 without `RECORD`).
+    /// if `hash3` is set and there is one, with lengths clamped to end at `rec_end`. Returns the
+    /// longest length recorded from the trees (0 if < 4; always 0 without `RECORD`). `buf` is
+    /// the whole segment buffer (see the module doc).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn advance<const RECORD: bool>(
         &mut self,
         buf: &[u8],
         pos: usize,
+        rec_end: usize,
         depth: u32,
         nice: usize,
         max_dist: usize,
@@ -85,6 +89,8 @@ impl Bt {
         }
         let max = (end - pos).min(MAX_MATCH);
         let nice = nice.min(max);
+        // Longest length that may be recorded; below 3 nothing is.
+        let rec_max = rec_end.saturating_sub(pos).min(max);
         let v = load32(buf, pos);
         // A candidate `c` (held as c + 1 in `cur`) is in the window while `cur > cutoff`.
         let cutoff = pos.saturating_sub(max_dist.min(self.mask));
@@ -94,7 +100,7 @@ impl Bt {
             let c3 = *slot3 as usize;
             *slot3 = pos as u32 + 1;
             // First in the list: the lengths increase.
-            if RECORD && c3 > cutoff && (load32(buf, c3 - 1) ^ v) << 8 == 0 {
+            if RECORD && rec_max >= 3 && c3 > cutoff && (load32(buf, c3 - 1) ^ v) << 8 == 0 {
                 out.push((3, (pos + 1 - c3) as u16));
             }
         }
@@ -117,13 +123,10 @@ impl Bt {
             let c = cur - 1;
             let known = lt_len.min(gt_len);
             let len = known + match_len(buf, c + known, pos + known, max - known);
-            if RECORD && len > best {
-                // Re-measure from the start: the known prefix assumes a well-ordered tree.
-                let real = match_len(buf, c, pos, max);
-                if real > best {
-                    best = real;
-                    out.push((real as u16, (pos - c) as u16));
-                }
+            if RECORD && len > best && best < rec_max {
+                debug_assert_eq!(len, match_len(buf, c, pos, max), "known prefix overstated");
+                best = len.min(rec_max);
+                out.push((best as u16, (pos - c) as u16));
             }
             let cs = 2 * (c & mask);
             if len >= nice {
@@ -145,6 +148,88 @@ impl Bt {
                 cur = child[cs] as usize;
             }
             depth -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic pseudo-random sequence (xorshift64).
+    fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
+        move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        }
+    }
+
+    /// The trees trust their known prefixes, so every recorded length must still be exact:
+    /// parsed as the near-optimal tier parses (windows that clamp the lengths, positions inside
+    /// long matches only inserted), on data full of long common prefixes (two-letter noise,
+    /// periods, runs crossing window ends), each match equals its true length clamped to the
+    /// window end (the 3-byte table's match is real for its 3 bytes), the lengths increase and
+    /// the distances stay in the window.
+    #[test]
+    fn recorded_lengths_are_exact() {
+        let mut rnd = xorshift(0x5DEE_CE66_D1CE_4E5Bu64);
+        let mut inputs: Vec<Vec<u8>> = vec![
+            (0..40_000).map(|_| b"ab"[(rnd() & 1) as usize]).collect(),
+            (0..40_000)
+                .map(|i| b"abcab"[i % 5] ^ (rnd() % 61 == 0) as u8)
+                .collect(),
+            (0..40_000).map(|_| rnd() as u8 & 3).collect(),
+        ];
+        let mut runs: Vec<u8> = Vec::new();
+        for k in 0..200usize {
+            runs.extend(std::iter::repeat_n(b'x', 1 + (k * 37) % 300));
+            runs.extend((0..(k % 7)).map(|_| b"xy"[(rnd() & 1) as usize]));
+        }
+        inputs.push(runs);
+        for data in &inputs {
+            for (window, nice, depth, hash3) in [
+                (997, 258, 300, true),
+                (4096, 24, 24, false),
+                (1 << 16, 12, 1000, false),
+                (333, 150, 100, true),
+            ] {
+                let mut bt = Bt::new(15);
+                bt.hash3 = hash3;
+                bt.reset();
+                let (mut w0, mut out) = (0usize, Vec::new());
+                while w0 < data.len() {
+                    let w1 = (w0 + window).min(data.len());
+                    let mut p = w0;
+                    while p < w1 {
+                        out.clear();
+                        let long = bt.advance::<true>(data, p, w1, depth, nice, 1 << 15, &mut out);
+                        let max = (data.len() - p).min(MAX_MATCH);
+                        let mut prev = 0;
+                        for &(l, d) in &out {
+                            let (l, d) = (l as usize, d as usize);
+                            assert!(l > prev && l >= 3 && p + l <= w1 && (1..=p).contains(&d));
+                            let exact = match_len(data, p - d, p, max).min(w1 - p);
+                            // The 3-byte table's match is reported as 3 bytes long.
+                            if hash3 && l == 3 {
+                                assert!(exact >= 3, "p {p} d {d}");
+                            } else {
+                                assert_eq!(l, exact, "p {p} d {d} window {window} nice {nice}");
+                            }
+                            prev = l;
+                        }
+                        if long >= nice {
+                            let to = (p + long).min(w1);
+                            bt.skip_to(data, to, depth, nice, 1 << 15);
+                            p = to;
+                        } else {
+                            p += 1;
+                        }
+                    }
+                    w0 = w1;
+                }
+            }
         }
     }
 }

@@ -111,7 +111,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
         ctx.min_match.max(4)
     };
     mf.next = start.saturating_sub(max_dist);
-    mf.skip_to(&buf[..start], start, depth, nice, max_dist);
+    mf.skip_to(buf, start, depth, nice, max_dist);
     let mut matches: Vec<(u16, u16)> = Vec::new();
     let mut dsyms: Vec<u8> = Vec::new();
     let mut first: Vec<u32> = Vec::new();
@@ -127,13 +127,13 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, passes: u32) {
         let mut p = w0;
         while p < w1 {
             first.push(matches.len() as u32);
-            let long = mf.advance::<true>(&buf[..w1], p, depth, nice, max_dist, &mut matches);
+            let long = mf.advance::<true>(buf, p, w1, depth, nice, max_dist, &mut matches);
             if long >= nice {
                 let skip_to = (p + long).min(w1);
                 for _ in p + 1..skip_to {
                     first.push(matches.len() as u32);
                 }
-                mf.skip_to(&buf[..w1], skip_to, depth, nice, max_dist);
+                mf.skip_to(buf, skip_to, depth, nice, max_dist);
                 p = skip_to;
             } else {
                 p += 1;
