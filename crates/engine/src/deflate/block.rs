@@ -25,12 +25,11 @@ pub struct SymBuf {
     pub lit_freq: [u32; 288],
     /// Distance symbol frequencies.
     pub dist_freq: [u32; 30],
-    /// Count of extra bits the matches carry.
-    pub extra_bits: u64,
     /// Symbols since the splitter last looked, by its observation type (see `split.rs`).
     pub obs: [u32; OBS_TYPES],
-    /// Total of `obs`.
-    pub obs_total: u32,
+    /// Length of `syms` when `obs` was last emptied: every symbol adds one observation, so
+    /// `obs` holds [`SymBuf::obs_total`] of them.
+    pub obs_from: usize,
 }
 
 /// Observation types of the block splitter: eight for literals, short and long matches.
@@ -48,9 +47,8 @@ impl Default for SymBuf {
             syms: Vec::new(),
             lit_freq: [0; 288],
             dist_freq: [0; 30],
-            extra_bits: 0,
             obs: [0; OBS_TYPES],
-            obs_total: 0,
+            obs_from: 0,
         }
     }
 }
@@ -61,9 +59,13 @@ impl SymBuf {
         self.syms.clear();
         self.lit_freq = [0; 288];
         self.dist_freq = [0; 30];
-        self.extra_bits = 0;
         self.obs = [0; OBS_TYPES];
-        self.obs_total = 0;
+        self.obs_from = 0;
+    }
+    /// Observations in `obs`: the symbols recorded since it was last emptied.
+    #[inline(always)]
+    pub fn obs_total(&self) -> u32 {
+        (self.syms.len() - self.obs_from) as u32
     }
     /// Records a literal.
     #[inline(always)]
@@ -71,7 +73,6 @@ impl SymBuf {
         self.syms.push(b as u32);
         self.lit_freq[b as usize] += 1;
         self.obs[lit_obs(b)] += 1;
-        self.obs_total += 1;
     }
     /// Records a run of literals (the parser's unsearched stretches in incompressible data):
     /// the counters are summed in registers and added once.
@@ -86,7 +87,17 @@ impl SymBuf {
         for (o, n) in self.obs.iter_mut().zip(obs) {
             *o += n;
         }
-        self.obs_total += bytes.len() as u32;
+    }
+    /// Extra bits the recorded matches carry, from the length and distance symbol counts (per
+    /// block, rather than summed per match in the parser's loop).
+    pub fn extra_bits(&self) -> u64 {
+        let l: u64 = (0..29)
+            .map(|i| self.lit_freq[257 + i] as u64 * LEN_EXTRA[i] as u64)
+            .sum();
+        let d: u64 = (0..30)
+            .map(|i| self.dist_freq[i] as u64 * DIST_EXTRA[i] as u64)
+            .sum();
+        l + d
     }
     /// Records a match (3 <= len <= 258, 1 <= dist <= 32768).
     #[inline(always)]
@@ -98,9 +109,7 @@ impl SymBuf {
             .push(MATCH_FLAG | (ds as u32) << DIST_SYM_SHIFT | len << 16 | dist);
         self.lit_freq[257 + ls] += 1;
         self.dist_freq[ds] += 1;
-        self.extra_bits += (LEN_EXTRA[ls] + DIST_EXTRA[ds]) as u64;
         self.obs[8 + (len >= 9) as usize] += 1;
-        self.obs_total += 1;
     }
 }
 
@@ -203,10 +212,11 @@ impl Encoder {
             .iter()
             .rposition(|&s| cl_lens[s] != 0)
             .map_or(0, |p| p + 1);
+        let extra = sb.extra_bits();
         let sym_bits = |ll: &[u8], dl: &[u8]| -> u64 {
             let a: u64 = (0..286).map(|s| sb.lit_freq[s] as u64 * ll[s] as u64).sum();
             let b: u64 = (0..30).map(|s| sb.dist_freq[s] as u64 * dl[s] as u64).sum();
-            a + b + sb.extra_bits
+            a + b + extra
         };
         let cl_bits: u64 = (0..19)
             .map(|s| cl_freq[s] as u64 * cl_lens[s] as u64)

@@ -74,7 +74,7 @@ impl Ctx {
     #[inline(always)]
     pub fn sym_done(&mut self, buf: &[u8], pos: usize) {
         if self.sb.syms.len() >= self.max_syms
-            || (self.sb.obs_total >= super::split::WINDOW
+            || (self.sb.obs_total() >= super::split::WINDOW
                 && self
                     .split
                     .should_split(&mut self.sb, pos - self.block_start))

@@ -42,7 +42,7 @@ impl Splitter {
     /// the block's; returns whether the block should end here. If not, they join the block's.
     pub fn should_split(&mut self, sb: &mut SymBuf, block_bytes: usize) -> bool {
         let recent = sb.obs;
-        let w = sb.obs_total as u64;
+        let w = sb.obs_total() as u64;
         let mut split = false;
         if self.block_total >= 2 * WINDOW && block_bytes >= MIN_BLOCK_BYTES {
             let t = self.block_total as u64;
@@ -56,9 +56,9 @@ impl Splitter {
             for (b, r) in self.block.iter_mut().zip(recent) {
                 *b += r;
             }
-            self.block_total += sb.obs_total;
+            self.block_total += sb.obs_total();
             sb.obs = [0; OBS_TYPES];
-            sb.obs_total = 0;
+            sb.obs_from = sb.syms.len();
         }
         split
     }

@@ -68,14 +68,14 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
                     crate::arch::prefetch(&table[..], 2 * hash4(load32(buf, p + l)));
                 }
                 ctx.sb.matched(l as u32, (p - c) as u32);
+                // Positions p + 1.. inside the match, each with its four bytes (a window of
+                // the input: no bounds check per position).
                 let stop = (p + l).min(end.saturating_sub(3));
-                let mut q = p + 1;
-                let lim = stop.min(p + 1 + insert_inside);
-                while q < lim {
-                    let h = hash4(load32(buf, q));
+                let lim = stop.min(p + 1 + insert_inside).max(p + 1);
+                for (q, w) in (p + 1..).zip(buf[p + 1..lim + 3].windows(4)) {
+                    let h = hash4(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
                     table[2 * h + 1] = table[2 * h];
                     table[2 * h] = q as u32 + 1;
-                    q += 1;
                 }
                 p += l;
                 miss = 0;
