@@ -119,7 +119,12 @@ impl<const H: usize, const P: usize> Chains<H, P> {
 
     #[inline(always)]
     fn hash(&self, buf: &[u8], p: usize) -> usize {
-        (load32(buf, p).wrapping_mul(0x1E35_A7BD) >> (32 - self.hash_bits)) as usize & (H - 1)
+        self.hash4(load32(buf, p))
+    }
+
+    #[inline(always)]
+    fn hash4(&self, v: u32) -> usize {
+        (v.wrapping_mul(0x1E35_A7BD) >> (32 - self.hash_bits)) as usize & (H - 1)
     }
 
     /// The link slot of position `p`: indexed by `p + 1`, the form positions are stored in,
@@ -134,12 +139,13 @@ impl<const H: usize, const P: usize> Chains<H, P> {
     #[inline(always)]
     pub fn insert_to(&mut self, buf: &[u8], to: usize) {
         let lim = to.min(buf.len().saturating_sub(3));
-        while self.next < lim {
-            let p = self.next;
-            let h = self.hash(buf, p);
-            self.prev[self.link(p)] = self.head[h];
-            self.head[h] = p as u32 + 1;
-            self.next += 1;
+        if self.next < lim {
+            // Each position with its four bytes, a window of the input: no bounds check each.
+            for (p, w) in (self.next..).zip(buf[self.next..lim + 3].windows(4)) {
+                let h = self.hash4(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                self.prev[self.link(p)] = self.head[h];
+                self.head[h] = p as u32 + 1;
+            }
         }
         self.next = self.next.max(to);
     }
