@@ -211,6 +211,21 @@ impl Core {
         }
     }
 
+    /// Tops the bit buffer up to 56-63 bits with one 8-byte read when eight input bytes are
+    /// there (the bytes past the count stay in the input); otherwise leaves it alone.
+    #[inline(always)]
+    fn refill_word(&mut self, input: &[u8], ip: &mut usize) {
+        if let Some(w) = input.get(*ip..*ip + 8) {
+            let k = (63 - self.bitcnt.min(63)) / 8;
+            let w = u64::from_le_bytes(w.try_into().unwrap()) & (u64::MAX >> (64 - 8 * k.max(1)));
+            if k > 0 {
+                self.bitbuf |= w << self.bitcnt;
+                self.bitcnt += 8 * k;
+                *ip += k as usize;
+            }
+        }
+    }
+
     /// Ensures `n` bits (n <= 56) are buffered; false if the input ran out.
     #[inline(always)]
     fn need(&mut self, n: u32, input: &[u8], ip: &mut usize) -> bool {
@@ -403,7 +418,11 @@ impl Core {
                 State::DynLens { mut i } => {
                     let total = self.hlit + self.hdist;
                     while i < total {
-                        // A code-length symbol (<= 7 bits) and its repeat bits (<= 7).
+                        // A code-length symbol (<= 7 bits) and its repeat bits (<= 7): a word
+                        // refill covers four of them, rather than a pull per byte.
+                        if self.bitcnt < 14 {
+                            self.refill_word(input, ip);
+                        }
                         let sym = loop {
                             if let Some((e, n)) = Self::lookup(
                                 &self.cl,
