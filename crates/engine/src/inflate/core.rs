@@ -563,8 +563,9 @@ impl Core {
         }
     }
 
-    /// The fast loop: requires `FAST_IN` input and `FAST_OUT` output bytes at every step (with
-    /// `TAIL`, only `TAIL_OUT`, and each match checks that it fits).
+    /// The fast loop: requires `FAST_IN` input and `FAST_OUT` output bytes at every step. (Its
+    /// tail copy, [`Core::fast_tail`], needs only `TAIL_OUT`, and each of its matches checks
+    /// that it fits.)
     ///
     /// Each iteration starts with a refill and holds the literal/length entry for the next
     /// symbol, looked up ahead (the lookup's latency overlaps the previous symbol's work). A
