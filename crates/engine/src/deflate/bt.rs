@@ -154,17 +154,8 @@ impl Bt {
 
 #[cfg(test)]
 mod tests {
+    use super::super::matchfind::xorshift;
     use super::*;
-
-    /// A deterministic pseudo-random sequence (xorshift64).
-    fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
-        move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        }
-    }
 
     /// The trees trust their known prefixes, so every recorded length must still be exact:
     /// parsed as the near-optimal tier parses (windows that clamp the lengths, positions inside
@@ -178,7 +169,7 @@ mod tests {
         let mut inputs: Vec<Vec<u8>> = vec![
             (0..40_000).map(|_| b"ab"[(rnd() & 1) as usize]).collect(),
             (0..40_000)
-                .map(|i| b"abcab"[i % 5] ^ (rnd() % 61 == 0) as u8)
+                .map(|i| b"abcab"[i % 5] ^ rnd().is_multiple_of(61) as u8)
                 .collect(),
             (0..40_000).map(|_| rnd() as u8 & 3).collect(),
         ];

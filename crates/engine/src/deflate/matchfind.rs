@@ -264,19 +264,20 @@ impl<const H: usize, const P: usize> Chains<H, P> {
     }
 }
 
+/// A deterministic pseudo-random sequence (xorshift64) for the match finders' tests.
+#[cfg(test)]
+pub(crate) fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A deterministic pseudo-random sequence (xorshift64).
-    fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
-        move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        }
-    }
 
     /// Short segments of text-like, periodic and random bytes: the small tables find exactly
     /// the matches the full ones do, at every position and depth, for each memory level.
