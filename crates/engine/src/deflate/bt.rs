@@ -5,11 +5,27 @@
 //! the candidates with the longest common prefixes, so finding all useful matches costs far
 //! fewer (random) memory accesses than walking a hash chain of the same depth. `lt_len` and
 //! `gt_len` track the prefix already known to match on each side, so comparisons resume where
-//! they left off. Trees built with comparisons truncated at a window end can be slightly
-//! misordered, so every reported match is re-measured from its first byte: output never
-//! depends on the tree being perfect. With `hash3` set, a table of the latest position of
-//! each 3-byte hash (libdeflate's `hash3_tab`) adds the length-3 matches the trees, keyed by
-//! four bytes, do not hold.
+//! they left off.
+//!
+//! That known prefix is trusted, as libdeflate trusts it: a match's length is the known prefix
+//! plus the bytes compared after it, never re-measured from its first byte. This is sound
+//! because a comparison is only ever cut short where no later search can see further:
+//! - at `nice` bytes, where the new position takes the candidate's place with its subtrees. A
+//!   node `x` of those subtrees may then sit on the wrong side of the new position, but only if
+//!   it shares `nice` bytes or more with it. A later search that reaches the new position with
+//!   fewer than `nice` common bytes shares exactly that many with `x` too, so the known prefix
+//!   (the smaller of the two sides') never overstates; one with `nice` or more stops there.
+//! - at the end of the buffer, which is the same for every position of a segment (the trees
+//!   are rebuilt per segment); a later position is nearer that end, so its search's `nice` is
+//!   never above an earlier cut.
+//!
+//! So the trees always get the whole segment buffer, and the caller's window end only clamps
+//! the lengths reported ([`Bt::advance`]'s `rec_end`). Cutting the trees' comparisons at a
+//! window end instead would let a later search, with a longer `nice`, trust a prefix that
+//! overstates (`recorded_lengths_are_exact` fails that way).
+//!
+//! With `hash3` set, a table of the latest position of each 3-byte hash (libdeflate's
+//! `hash3_tab`) adds the length-3 matches the trees, keyed by four bytes, do not hold.
 #![forbid(unsafe_code)]
 
 use super::matchfind::{load32, match_len, MAX_MATCH};
