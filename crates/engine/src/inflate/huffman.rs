@@ -189,7 +189,11 @@ pub fn build(
         return Err(ErrorKind::IncompleteCodes);
     }
     let prim_len = 1usize << pbits;
-    table[base..base + prim_len].fill(entry(0, 0, BAD, pbits));
+    // A complete code writes every primary entry (below), so only an incomplete one (empty,
+    // or a single code of length 1) needs the unassigned entries marked first.
+    if left > 0 {
+        table[base..base + prim_len].fill(entry(0, 0, BAD, pbits));
+    }
     if max == 0 {
         return Ok(());
     }
@@ -228,44 +232,50 @@ pub fn build(
             }
         }
     }
-    // Longer codes go to subtables hanging off their primary prefix, sized by the longest
-    // code sharing the prefix.
+    // Longer codes go to subtables hanging off their primary prefix. Only a complete code has
+    // them (an incomplete one has no code longer than 1 bit), and in canonical order the codes
+    // sharing a prefix come one after another, so a subtable starts where the prefix changes.
+    // It is sized as libdeflate sizes it: from the first code's length up, until the codes
+    // not yet placed fill the prefix's codespace. Every primary entry a short code did not
+    // write (an old one, from the previous block) is such a prefix and gets its pointer here.
     let long_start = i;
     let total = start[16];
     if long_start == total {
         return Ok(());
     }
+    debug_assert!(
+        left == 0,
+        "only complete codes have codes longer than the primary bits"
+    );
     let pmask = (1u32 << pbits) - 1;
-    // Two passes over the long codes: the first sizes each subtable by the longest code
-    // sharing its prefix, the second fills them.
-    let mut sub_max = [0u8; 1 << 11];
-    let first_long = cw;
-    for len in pbits + 1..=15 {
-        for _ in 0..count[len as usize] {
-            let p = (cw & pmask) as usize & (sub_max.len() - 1);
-            sub_max[p] = sub_max[p].max(len as u8);
-            cw = reversed_increment(cw, len);
-        }
-    }
-    cw = first_long;
+    let mut remaining = count;
+    let (mut cur_p, mut cur_start, mut cur_bits) = (usize::MAX, 0usize, 0u32);
     for len in pbits + 1..=15 {
         for _ in 0..count[len as usize] {
             let (sym, rev) = (sorted[i], cw);
             i += 1;
             cw = reversed_increment(cw, len);
-            let p = base + (rev & pmask) as usize;
-            let sub_bits = sub_max[(p - base) & (sub_max.len() - 1)] as u32 - pbits;
-            let start = if e_kind(table[p]) == SUB {
-                e_value(table[p]) as usize
-            } else {
-                let start = table.len();
-                table.resize(start + (1 << sub_bits), entry(0, 0, BAD, sub_bits));
-                table[p] = entry(start as u32, sub_bits, SUB, pbits);
-                start
-            };
+            let p = (rev & pmask) as usize;
+            if p != cur_p {
+                let mut sub_bits = len - pbits;
+                let mut space = 1i32 << sub_bits;
+                loop {
+                    space -= remaining[(pbits + sub_bits) as usize] as i32;
+                    if space <= 0 || pbits + sub_bits >= 15 {
+                        break;
+                    }
+                    sub_bits += 1;
+                    space <<= 1;
+                }
+                cur_start = table.len();
+                table.resize(cur_start + (1 << sub_bits), entry(0, 0, BAD, sub_bits));
+                table[base + p] = entry(cur_start as u32, sub_bits, SUB, pbits);
+                (cur_p, cur_bits) = (p, sub_bits);
+            }
+            remaining[len as usize] -= 1;
             let sl = len - pbits;
             let e = symbol_entry(alpha, sym as usize, sl);
-            let sub = &mut table[start..start + (1 << sub_bits)];
+            let sub = &mut table[cur_start..cur_start + (1 << cur_bits)];
             let mut k = (rev >> pbits) as usize;
             while k < sub.len() {
                 sub[k] = e;
