@@ -362,6 +362,70 @@ mod tests {
         assert_eq!(e_kind(t[0]), BAD);
     }
 
+    /// Random complete codes of up to 256 literals with lengths up to 15, each built over the
+    /// table of the code before it (as a stream's blocks reuse it): every 15-bit input decodes
+    /// to the one symbol whose canonical codeword it starts with, with that codeword's length.
+    #[test]
+    fn complete_codes_decode_every_input() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) as usize
+        };
+        let mut t = Vec::new();
+        for _ in 0..150 {
+            // Split random leaves of a one-leaf tree until it has n: a complete code.
+            let n = 2 + rnd() % 255;
+            let mut depths = vec![0u8];
+            while depths.len() < n {
+                let i = rnd() % depths.len();
+                if depths[i] < 15 {
+                    depths[i] += 1;
+                    depths.push(depths[i]);
+                }
+            }
+            let mut syms: Vec<usize> = (0..256).collect();
+            for i in (1..256).rev() {
+                syms.swap(i, rnd() % (i + 1));
+            }
+            let mut lens = [0u8; 256];
+            for (&s, &d) in syms.iter().zip(&depths) {
+                lens[s] = d;
+            }
+            t.truncate(1 << LITLEN_BITS);
+            t.resize(1 << LITLEN_BITS, 0);
+            build(&lens, Alphabet::LitLen, LITLEN_BITS, &mut t, 0).unwrap();
+            // Canonical codewords (RFC 1951 3.2.2), most significant bit first.
+            let mut next = [0u32; 17];
+            for l in 1..16 {
+                let below = lens.iter().filter(|&&x| x as usize == l).count() as u32;
+                next[l + 1] = (next[l] + below) << 1;
+            }
+            let mut code = [0u32; 256];
+            for (s, &l) in lens.iter().enumerate() {
+                if l != 0 {
+                    code[s] = next[l as usize];
+                    next[l as usize] += 1;
+                }
+            }
+            let pmask = (1u32 << LITLEN_BITS) - 1;
+            for x in 0..1u32 << 15 {
+                let mut e = t[(x & pmask) as usize];
+                let mut used = 0;
+                if e_kind(e) == SUB {
+                    let sb = e_sub_bits(e);
+                    e = t[e_value(e) as usize + ((x >> LITLEN_BITS) & ((1 << sb) - 1)) as usize];
+                    used = LITLEN_BITS;
+                }
+                assert_eq!(e_kind(e), LIT, "input {x:#x}");
+                let (s, l) = (e_value(e) as usize, used + e_len(e));
+                assert_eq!(l, lens[s] as u32, "input {x:#x}");
+                let cw = code[s].reverse_bits() >> (32 - l);
+                assert_eq!(cw, x & ((1 << l) - 1), "input {x:#x} symbol {s}");
+            }
+        }
+    }
+
     #[test]
     fn long_codes_go_to_subtables() {
         // 2^15 - 1 symbols would be too many; use a skewed complete code: lengths 1..15, 15.
