@@ -142,7 +142,7 @@ impl<const H: usize, const P: usize> Chains<H, P> {
         if self.next < lim {
             // Each position with its four bytes, a window of the input: no bounds check each.
             for (p, w) in (self.next..).zip(buf[self.next..lim + 3].windows(4)) {
-                let h = self.hash4(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                let h = self.hash4(load32(w, 0));
                 self.prev[self.link(p)] = self.head[h];
                 self.head[h] = p as u32 + 1;
             }

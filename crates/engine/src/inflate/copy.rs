@@ -39,6 +39,20 @@ unsafe fn store16(p: *mut u8, w: Word) {
     unsafe { p.cast::<Word>().write_unaligned(w) }
 }
 
+/// [`copy_match`] where `out` may end right after the match (the last bytes of an output
+/// buffer, or a match cut at its end): the word copy when there is room for its overshoot,
+/// else byte by byte. The caller has checked `1 <= dist <= o` and `o + len <= out.len()`.
+#[inline(always)]
+pub fn copy_match_bounded(out: &mut [u8], o: usize, dist: usize, len: usize) {
+    if out.len() - o >= len + SLACK {
+        copy_match(out, o, dist, len);
+    } else {
+        for k in o..o + len {
+            out[k] = out[k - dist];
+        }
+    }
+}
+
 /// Copies `len` bytes (at most 258) from `o - dist` to `o` in `out`, writing up to [`SLACK`]
 /// bytes beyond `o + len`.
 ///

@@ -28,9 +28,9 @@ const CL_ORDER: [usize; 19] = [
 /// Output slack the fast loop needs: a maximal match plus the copy's overshoot.
 const FAST_OUT: usize = 258 + copy::SLACK;
 /// Output room the tail copy of the fast loop needs (the last `FAST_OUT` bytes of an output
-/// buffer): the three literals an iteration may write. Its matches check their own room: one
-/// without room for the word copy's overshoot is copied byte by byte, one that does not fit
-/// at all leaves the loop for [`State::Copy`]. Before, that whole stretch went through the
+/// buffer): the three literals an iteration may write. Its matches check their own room: they
+/// are copied by [`copy::copy_match_bounded`], and one that does not fit at all leaves the loop
+/// for [`State::Copy`]. Before, that whole stretch went through the
 /// slow path: 8-30% of a 1-4 KiB message, half of a 512-byte streaming buffer.
 const TAIL_OUT: usize = 3;
 /// Input the fast loop needs for an unconditional 8-byte refill.
@@ -211,18 +211,18 @@ impl Core {
         }
     }
 
-    /// Tops the bit buffer up to 56-63 bits with one 8-byte read when eight input bytes are
-    /// there (the bytes past the count stay in the input); otherwise leaves it alone.
+    /// Tops the bit buffer (at most 55 bits) up to 56-63 bits with one 8-byte read when eight
+    /// input bytes are there (the bytes past the count stay in the input); otherwise leaves it
+    /// alone.
     #[inline(always)]
     fn refill_word(&mut self, input: &[u8], ip: &mut usize) {
+        debug_assert!(self.bitcnt <= 55, "room for at least one byte");
         if let Some(w) = input.get(*ip..*ip + 8) {
-            let k = (63 - self.bitcnt.min(63)) / 8;
-            let w = u64::from_le_bytes(w.try_into().unwrap()) & (u64::MAX >> (64 - 8 * k.max(1)));
-            if k > 0 {
-                self.bitbuf |= w << self.bitcnt;
-                self.bitcnt += 8 * k;
-                *ip += k as usize;
-            }
+            let k = (63 - self.bitcnt) / 8;
+            let w = u64::from_le_bytes(w.try_into().unwrap()) & (u64::MAX >> (64 - 8 * k));
+            self.bitbuf |= w << self.bitcnt;
+            self.bitcnt += 8 * k;
+            *ip += k as usize;
         }
     }
 
@@ -536,18 +536,8 @@ impl Core {
                     }
                 }
                 State::Copy { len, dist } => {
-                    if out.len() - *op >= len as usize + copy::SLACK {
-                        // Room for the word copy's overshoot (a match the slow path decoded).
-                        copy_match(out, *op, dist as usize, len as usize);
-                        *op += len as usize;
-                        self.state = State::Codes;
-                        continue;
-                    }
                     let n = (len as usize).min(out.len() - *op);
-                    let src = *op - dist as usize;
-                    for k in 0..n {
-                        out[*op + k] = out[src + k];
-                    }
+                    copy::copy_match_bounded(out, *op, dist as usize, n);
                     *op += n;
                     if n < len as usize {
                         self.state = State::Copy {
@@ -745,24 +735,20 @@ impl Core {
                 break;
             }
             e = t[(bitbuf & LMASK) as usize];
-            if TAIL && out.len() - o < len + copy::SLACK {
-                if out.len() - o < len {
-                    // The output is full before the match ends: the run loop copies what fits
-                    // (`State::Copy`) and keeps the rest for the next call.
-                    self.state = State::Copy {
-                        len: len as u32,
-                        dist: dist as u32,
-                    };
-                    break;
-                }
-                // No room for the word copy's overshoot: byte by byte.
-                for k in o..o + len {
-                    out[k] = out[k - dist];
-                }
-                o += len;
-                continue;
+            if TAIL && out.len() - o < len {
+                // The output is full before the match ends: the run loop copies what fits
+                // (`State::Copy`) and keeps the rest for the next call.
+                self.state = State::Copy {
+                    len: len as u32,
+                    dist: dist as u32,
+                };
+                break;
             }
-            copy_match(out, o, dist, len);
+            if TAIL {
+                copy::copy_match_bounded(out, o, dist, len);
+            } else {
+                copy_match(out, o, dist, len);
+            }
             o += len;
         }
         // Give back whole bytes read ahead in this run, so at most 7 bits stay buffered.

@@ -73,7 +73,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
                 let stop = (p + l).min(end.saturating_sub(3));
                 let lim = stop.min(p + 1 + insert_inside).max(p + 1);
                 for (q, w) in (p + 1..).zip(buf[p + 1..lim + 3].windows(4)) {
-                    let h = hash4(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                    let h = hash4(load32(w, 0));
                     table[2 * h + 1] = table[2 * h];
                     table[2 * h] = q as u32 + 1;
                 }
