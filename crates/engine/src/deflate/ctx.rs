@@ -37,7 +37,7 @@ pub struct Ctx {
     /// Binary trees (near-optimal tier), allocated on first use.
     pub bt: Option<Bt>,
     /// Two-way hash table of the fastest tier, allocated on first use.
-    pub table: Vec<u32>,
+    pub table: super::strategy::fast::Table,
     /// log2 of the hash-chain bucket count (from memLevel).
     pub hash_bits: u32,
     /// log2 of the window size.
@@ -61,7 +61,7 @@ impl Ctx {
             chains: None,
             small_chains: None,
             bt: None,
-            table: Vec::new(),
+            table: Default::default(),
             hash_bits: (mem_level as u32 + 7).clamp(10, 16),
             window_bits,
             enc: Encoder::default(),

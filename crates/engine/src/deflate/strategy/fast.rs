@@ -19,13 +19,47 @@ fn hash4(v: u32) -> usize {
     (v.wrapping_mul(0x1E35_A7BD) >> (32 - TABLE_BITS)) as usize
 }
 
+/// The fastest tier's hash table: two entries per bucket, each a position plus `base`.
+///
+/// The table is not cleared between segments. Each segment's positions get a `base` above every
+/// entry of the segments before, by more than the window, so an old entry reads as a distance
+/// beyond the window: the same as an empty slot (0, which `base` also keeps out of the window).
+/// One distance check then rejects empty, stale and too-far entries alike, and the output is
+/// the same as with a table zeroed for each segment.
+#[derive(Clone, Default)]
+pub struct Table {
+    slots: Vec<u32>,
+    /// Added to the next segment's positions.
+    next_base: u32,
+}
+
+impl Table {
+    /// The base for a segment of `len` bytes with window `max_dist`, clearing the table when it
+    /// is new or the bases would overflow.
+    fn begin(&mut self, len: usize, max_dist: usize) -> u32 {
+        let gap = max_dist as u32 + 1;
+        let need = len as u64 + 2 * gap as u64;
+        // Segments are a few hundred KiB (`SEGMENT` plus a window).
+        debug_assert!(need <= u32::MAX as u64 / 2);
+        if self.slots.is_empty() || self.next_base as u64 + need > u32::MAX as u64 {
+            self.slots.clear();
+            self.slots.resize(2 << TABLE_BITS, 0);
+            self.next_base = gap;
+        }
+        let base = self.next_base;
+        self.next_base = base + len as u32 + gap;
+        base
+    }
+}
+
 /// Greedy parse of `buf[start..]`.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
-    let mut table = std::mem::take(&mut ctx.table);
-    table.clear();
-    table.resize(2 << TABLE_BITS, 0);
+    let mut tab = std::mem::take(&mut ctx.table);
     let end = buf.len();
     let max_dist = ctx.max_dist;
+    let base = tab.begin(end, max_dist);
+    // A fixed-size view: the hash's range then needs no bounds checks.
+    let table: &mut [u32; 2 << TABLE_BITS] = (&mut tab.slots[..]).try_into().unwrap();
     let min = ctx.min_match.max(4);
     let insert_inside = ctx.row.depth as usize; // reused as "positions hashed inside a match"
                                                 // History: hash the window preceding `start`.
@@ -34,7 +68,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     while p + 4 <= start.min(end) {
         let h = hash4(load32(buf, p));
         table[2 * h + 1] = table[2 * h];
-        table[2 * h] = p as u32 + 1;
+        table[2 * h] = p as u32 + base;
         p += 1;
     }
     let mut p = start;
@@ -48,17 +82,20 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
             crate::arch::prefetch(&table[..], 2 * hash4(load32(buf, p + 1)));
         }
         // Two-way bucket: the newest and the previous position with this hash.
-        let (c0, c1) = (table[2 * h] as usize, table[2 * h + 1] as usize);
-        table[2 * h + 1] = c0 as u32;
-        table[2 * h] = p as u32 + 1;
+        let here = p as u32 + base;
+        let (c0, c1) = (table[2 * h], table[2 * h + 1]);
+        table[2 * h + 1] = c0;
+        table[2 * h] = here;
         let max = (end - p).min(MAX_MATCH);
         let (mut l, mut c) = (0usize, 0usize);
         for cand in [c0, c1] {
-            if cand != 0 && p - (cand - 1) <= max_dist && load32(buf, cand - 1) == v {
-                let cl = 4 + match_len(buf, cand - 1 + 4, p + 4, max - 4);
+            // The distance; empty and stale slots give one beyond the window (see `Table`).
+            let d = here.wrapping_sub(cand) as usize;
+            if d.wrapping_sub(1) < max_dist && load32(buf, p - d) == v {
+                let cl = 4 + match_len(buf, p - d + 4, p + 4, max - 4);
                 if cl > l {
                     l = cl;
-                    c = cand - 1;
+                    c = p - d;
                 }
             }
         }
@@ -75,7 +112,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
                 for (q, w) in (p + 1..).zip(buf[p + 1..lim + 3].windows(4)) {
                     let h = hash4(load32(w, 0));
                     table[2 * h + 1] = table[2 * h];
-                    table[2 * h] = q as u32 + 1;
+                    table[2 * h] = q as u32 + base;
                 }
                 p += l;
                 miss = 0;
@@ -98,5 +135,90 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
         p += 1;
     }
     ctx.sym_done(buf, p);
-    ctx.table = table;
+    ctx.table = tab;
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::deflate::ctx::Ctx;
+    use crate::deflate::matchfind::xorshift;
+    use crate::deflate::{compress_segment, Strategy, LEVELS};
+
+    use super::{Table, TABLE_BITS};
+
+    /// Compresses `data[start..]` after `data[..start]` as history, finishing the stream, and
+    /// returns the bytes (the table keeps its state across calls).
+    fn segment_bytes(ctx: &mut Ctx, data: &[u8], start: usize) -> Vec<u8> {
+        ctx.w.clear();
+        compress_segment(ctx, Strategy::Default, data, start, true);
+        ctx.w.align();
+        std::mem::take(&mut ctx.w.out)
+    }
+
+    /// Text-like data with repeats at every distance up to past the window.
+    fn data(seed: u64, len: usize) -> Vec<u8> {
+        let mut rnd = xorshift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut v = Vec::with_capacity(len);
+        while v.len() < len {
+            let r = rnd();
+            if v.len() > 64 && r % 3 == 0 {
+                let dist = 1 + (r >> 8) as usize % v.len().min(40_000);
+                let n = (4 + (r >> 32) as usize % 40).min(len - v.len());
+                let from = v.len() - dist;
+                for i in 0..n {
+                    v.push(v[from + i]);
+                }
+            } else {
+                v.push(b'a' + (r >> 16) as u8 % 8);
+            }
+        }
+        v
+    }
+
+    /// The table is not cleared between segments (see `Table`): entries of earlier segments
+    /// must act as empty slots, including across the reset when the bases would overflow.
+    #[test]
+    fn reused_table_gives_the_same_output_as_a_fresh_one() {
+        for window_bits in [9u8, 15] {
+            let mut reused = Ctx::new(LEVELS[1], window_bits, 8);
+            // Earlier segments fill the table with positions that could match the next ones.
+            for seed in 1..4 {
+                let d = data(seed, 50_000);
+                segment_bytes(&mut reused, &d, 10_000);
+            }
+            let mut near_overflow = Ctx::new(LEVELS[1], window_bits, 8);
+            segment_bytes(&mut near_overflow, &data(9, 20_000), 0);
+            near_overflow.table.next_base = u32::MAX - 70_000;
+            for seed in 4..8 {
+                let d = data(seed, 60_000);
+                let start = if seed % 2 == 0 { 0 } else { 30_000 };
+                let fresh = segment_bytes(&mut Ctx::new(LEVELS[1], window_bits, 8), &d, start);
+                assert_eq!(
+                    segment_bytes(&mut reused, &d, start),
+                    fresh,
+                    "reused, seed {seed}"
+                );
+                let got = segment_bytes(&mut near_overflow, &d, start);
+                assert_eq!(
+                    got, fresh,
+                    "near overflow, seed {seed}, window {window_bits}"
+                );
+            }
+            // The bases went back to the start: the table was cleared once more.
+            assert!(near_overflow.table.next_base < 1 << 20);
+        }
+    }
+
+    #[test]
+    fn table_is_cleared_before_its_bases_overflow() {
+        let mut t = Table {
+            slots: vec![7; 2 << TABLE_BITS],
+            next_base: u32::MAX - 150_000,
+        };
+        assert_eq!(t.begin(50_000, 1 << 15), u32::MAX - 150_000);
+        assert!(t.slots.iter().all(|&s| s == 7));
+        // The next segment's positions and gap would pass u32::MAX.
+        assert_eq!(t.begin(50_000, 1 << 15), (1 << 15) + 1);
+        assert!(t.slots.iter().all(|&s| s == 0));
+    }
 }
