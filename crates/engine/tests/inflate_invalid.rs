@@ -177,6 +177,61 @@ fn bad_code_length_repeat_past_end() {
     expect(Format::Raw, &s, ErrorKind::BadCodeLengthRepeat, 0..=10);
 }
 
+/// A dynamic header's code lengths are decoded by a fast loop while eight input bytes remain
+/// to refill from, and by the resumable loop after. The streams above end within a few bytes
+/// of the error, so only the resumable loop sees it; with input to spare (zero padding here)
+/// the fast loop must report the same errors.
+#[test]
+fn code_length_errors_with_input_to_spare() {
+    let pad = |s: &mut Bits| {
+        let mut v = s.finish();
+        v.extend_from_slice(&[0; 64]);
+        v
+    };
+    // Code-length code: 18 -> '0', 0 -> '10', 17 -> '11'.
+    let mut cl = [0; 19];
+    cl[18] = 1;
+    cl[0] = 2;
+    cl[17] = 2;
+    // A repeat (16) first, with no previous length; its code-length code: 16 -> '0',
+    // 0 -> '10', 8 -> '11'.
+    let mut cl16 = [0; 19];
+    cl16[16] = 1;
+    cl16[0] = 2;
+    cl16[8] = 2;
+    let mut b = dyn_header(257, 1, &cl16);
+    b.code(0, 1).put(0, 2);
+    expect(
+        Format::Raw,
+        &pad(&mut b),
+        ErrorKind::BadCodeLengthRepeat,
+        0..=20,
+    );
+    // 138 + 118 zeros, then a run of 3 for the last two of 257 + 1 lengths: one too many.
+    let mut b = dyn_header(257, 1, &cl);
+    b.code(0, 1).put(127, 7);
+    b.code(0, 1).put(107, 7);
+    b.code(3, 2).put(0, 3);
+    expect(
+        Format::Raw,
+        &pad(&mut b),
+        ErrorKind::BadCodeLengthRepeat,
+        0..=20,
+    );
+    // The control: 138 + 117 zeros, then 3, fill the 258 lengths exactly. The header is
+    // accepted, and the all-zero code has no end-of-block symbol.
+    let mut b = dyn_header(257, 1, &cl);
+    b.code(0, 1).put(127, 7);
+    b.code(0, 1).put(106, 7);
+    b.code(3, 2).put(0, 3);
+    expect(
+        Format::Raw,
+        &pad(&mut b),
+        ErrorKind::MissingEndOfBlock,
+        0..=20,
+    );
+}
+
 #[test]
 fn missing_end_of_block() {
     // Code-length code: 18 -> '0', 0 -> '10', 1 -> '11'.

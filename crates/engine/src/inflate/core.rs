@@ -417,6 +417,7 @@ impl Core {
                 }
                 State::DynLens { mut i } => {
                     let total = self.hlit + self.hdist;
+                    i = self.dyn_lens_fast(input, ip, i, total)?;
                     while i < total {
                         // A code-length symbol (<= 7 bits) and its repeat bits (<= 7): a word
                         // refill covers four of them, rather than a pull per byte.
@@ -551,6 +552,79 @@ impl Core {
                 State::Done => return Ok(Status::Done),
             }
         }
+    }
+
+    /// Decodes the code lengths `i..total` of a dynamic header while eight input bytes remain
+    /// for each refill; returns how far it got (the resumable loop in [`Core::run`] does the
+    /// rest). The bit buffer lives in registers, and a symbol with its repeat bits (at most
+    /// 7 + 7) is taken from the at least 14 bits each step starts with.
+    fn dyn_lens_fast(
+        &mut self,
+        input: &[u8],
+        ip: &mut usize,
+        mut i: usize,
+        total: usize,
+    ) -> Result<usize, ErrorKind> {
+        let (mut bitbuf, mut bitcnt) = (self.bitbuf, self.bitcnt);
+        let cl: &[u32; 1 << hf::CODELEN_BITS] = self.cl[..].try_into().expect("built table");
+        let lens = &mut self.lens;
+        let mut result = Ok(());
+        while i < total {
+            if bitcnt < 14 {
+                let Some(w) = input.get(*ip..*ip + 8) else {
+                    break;
+                };
+                let k = (63 - bitcnt) / 8;
+                let w = u64::from_le_bytes(w.try_into().unwrap()) & (u64::MAX >> (64 - 8 * k));
+                bitbuf |= w << bitcnt;
+                bitcnt += 8 * k;
+                *ip += k as usize;
+            }
+            let e = cl[(bitbuf & ((1 << hf::CODELEN_BITS) - 1)) as usize];
+            if hf::e_kind(e) == hf::BAD {
+                result = Err(ErrorKind::InvalidSymbol);
+                break;
+            }
+            let n = hf::e_len(e);
+            bitbuf >>= n;
+            bitcnt -= n;
+            let (value, count) = match hf::e_value(e) {
+                s @ 0..=15 => (s as u8, 1),
+                sym => {
+                    let (x, base) = match sym {
+                        16 => (2, 3),
+                        17 => (3, 3),
+                        _ => (7, 11),
+                    };
+                    let r = (bitbuf & ((1 << x) - 1)) as usize;
+                    bitbuf >>= x;
+                    bitcnt -= x;
+                    let value = if sym != 16 {
+                        0
+                    } else if i == 0 {
+                        result = Err(ErrorKind::BadCodeLengthRepeat);
+                        break;
+                    } else {
+                        lens[i - 1]
+                    };
+                    (value, base + r)
+                }
+            };
+            if i + count > total {
+                result = Err(ErrorKind::BadCodeLengthRepeat);
+                break;
+            }
+            // As in the resumable loop: one 16-byte store for most runs.
+            if count <= 16 && i + 16 <= lens.len() {
+                lens[i..i + 16].fill(value);
+            } else {
+                lens[i..i + count].fill(value);
+            }
+            i += count;
+        }
+        self.bitbuf = bitbuf;
+        self.bitcnt = bitcnt;
+        result.map(|()| i)
     }
 
     /// The fast loop: requires `FAST_IN` input and `FAST_OUT` output bytes at every step. (Its
