@@ -211,19 +211,10 @@ impl Core {
         }
     }
 
-    /// Tops the bit buffer (at most 55 bits) up to 56-63 bits with one 8-byte read when eight
-    /// input bytes are there (the bytes past the count stay in the input); otherwise leaves it
-    /// alone.
+    /// [`refill_word`] on the decoder's bit buffer.
     #[inline(always)]
     fn refill_word(&mut self, input: &[u8], ip: &mut usize) {
-        debug_assert!(self.bitcnt <= 55, "room for at least one byte");
-        if let Some(w) = input.get(*ip..*ip + 8) {
-            let k = (63 - self.bitcnt) / 8;
-            let w = u64::from_le_bytes(w.try_into().unwrap()) & (u64::MAX >> (64 - 8 * k));
-            self.bitbuf |= w << self.bitcnt;
-            self.bitcnt += 8 * k;
-            *ip += k as usize;
-        }
+        refill_word(&mut self.bitbuf, &mut self.bitcnt, input, ip);
     }
 
     /// Ensures `n` bits (n <= 56) are buffered; false if the input ran out.
@@ -436,12 +427,7 @@ impl Core {
                                     return Err(ErrorKind::InvalidSymbol);
                                 }
                                 let sym = hf::e_value(e) as usize;
-                                let x = match sym {
-                                    16 => 2,
-                                    17 => 3,
-                                    18 => 7,
-                                    _ => 0,
-                                };
+                                let x = repeat_bits(sym);
                                 if n + x <= self.bitcnt {
                                     self.take(n);
                                     break (sym, self.take(x) as usize);
@@ -452,28 +438,7 @@ impl Core {
                                 return Ok(Status::NeedInput);
                             }
                         };
-                        let (value, count) = match sym {
-                            (s @ 0..=15, _) => (s as u8, 1),
-                            (16, r) => {
-                                if i == 0 {
-                                    return Err(ErrorKind::BadCodeLengthRepeat);
-                                }
-                                (self.lens[i - 1], 3 + r)
-                            }
-                            (17, r) => (0, 3 + r),
-                            (_, r) => (0, 11 + r),
-                        };
-                        if i + count > total {
-                            return Err(ErrorKind::BadCodeLengthRepeat);
-                        }
-                        // Most runs are short: a fixed 16-byte fill (one store) may write
-                        // past the run, into lengths not decoded yet.
-                        if count <= 16 && i + 16 <= self.lens.len() {
-                            self.lens[i..i + 16].fill(value);
-                        } else {
-                            self.lens[i..i + count].fill(value);
-                        }
-                        i += count;
+                        i = put_lengths(&mut self.lens, i, total, sym)?;
                     }
                     let (hlit, hdist) = (self.hlit, self.hdist);
                     if self.lens[256] == 0 {
@@ -567,60 +532,28 @@ impl Core {
     ) -> Result<usize, ErrorKind> {
         let (mut bitbuf, mut bitcnt) = (self.bitbuf, self.bitcnt);
         let cl: &[u32; 1 << hf::CODELEN_BITS] = self.cl[..].try_into().expect("built table");
-        let lens = &mut self.lens;
         let mut result = Ok(());
         while i < total {
-            if bitcnt < 14 {
-                let Some(w) = input.get(*ip..*ip + 8) else {
-                    break;
-                };
-                let k = (63 - bitcnt) / 8;
-                let w = u64::from_le_bytes(w.try_into().unwrap()) & (u64::MAX >> (64 - 8 * k));
-                bitbuf |= w << bitcnt;
-                bitcnt += 8 * k;
-                *ip += k as usize;
+            if bitcnt < 14 && !refill_word(&mut bitbuf, &mut bitcnt, input, ip) {
+                break;
             }
             let e = cl[(bitbuf & ((1 << hf::CODELEN_BITS) - 1)) as usize];
             if hf::e_kind(e) == hf::BAD {
                 result = Err(ErrorKind::InvalidSymbol);
                 break;
             }
-            let n = hf::e_len(e);
-            bitbuf >>= n;
-            bitcnt -= n;
-            let (value, count) = match hf::e_value(e) {
-                s @ 0..=15 => (s as u8, 1),
-                sym => {
-                    let (x, base) = match sym {
-                        16 => (2, 3),
-                        17 => (3, 3),
-                        _ => (7, 11),
-                    };
-                    let r = (bitbuf & ((1 << x) - 1)) as usize;
-                    bitbuf >>= x;
-                    bitcnt -= x;
-                    let value = if sym != 16 {
-                        0
-                    } else if i == 0 {
-                        result = Err(ErrorKind::BadCodeLengthRepeat);
-                        break;
-                    } else {
-                        lens[i - 1]
-                    };
-                    (value, base + r)
+            let sym = hf::e_value(e) as usize;
+            let (n, x) = (hf::e_len(e), repeat_bits(sym));
+            let r = ((bitbuf >> n) & ((1 << x) - 1)) as usize;
+            bitbuf >>= n + x;
+            bitcnt -= n + x;
+            match put_lengths(&mut self.lens, i, total, (sym, r)) {
+                Ok(next) => i = next,
+                Err(k) => {
+                    result = Err(k);
+                    break;
                 }
-            };
-            if i + count > total {
-                result = Err(ErrorKind::BadCodeLengthRepeat);
-                break;
             }
-            // As in the resumable loop: one 16-byte store for most runs.
-            if count <= 16 && i + 16 <= lens.len() {
-                lens[i..i + 16].fill(value);
-            } else {
-                lens[i..i + count].fill(value);
-            }
-            i += count;
         }
         self.bitbuf = bitbuf;
         self.bitcnt = bitcnt;
@@ -845,4 +778,65 @@ impl Core {
         }
         result
     }
+}
+
+/// Tops `bitbuf` (at most 55 bits) up to 56-63 bits with one 8-byte read when eight input bytes
+/// are there (the bytes past the count stay in the input); false, and nothing read, otherwise.
+#[inline(always)]
+fn refill_word(bitbuf: &mut u64, bitcnt: &mut u32, input: &[u8], ip: &mut usize) -> bool {
+    debug_assert!(*bitcnt <= 55, "room for at least one byte");
+    let Some(w) = input.get(*ip..*ip + 8) else {
+        return false;
+    };
+    let k = (63 - *bitcnt) / 8;
+    let w = u64::from_le_bytes(w.try_into().unwrap()) & (u64::MAX >> (64 - 8 * k));
+    *bitbuf |= w << *bitcnt;
+    *bitcnt += 8 * k;
+    *ip += k as usize;
+    true
+}
+
+/// Repeat bits after code-length symbol `sym`: 16 repeats the previous length 3-6 times, 17
+/// and 18 give 3-10 and 11-138 zeros; 0-15 are lengths.
+#[inline(always)]
+fn repeat_bits(sym: usize) -> u32 {
+    match sym {
+        16 => 2,
+        17 => 3,
+        18 => 7,
+        _ => 0,
+    }
+}
+
+/// Writes code-length symbol `sym` with its repeat bits' value at `lens[i..]`, checking that a
+/// repeat has a previous length and stays within the `total` lengths; returns the next index.
+#[inline(always)]
+fn put_lengths(
+    lens: &mut [u8; 320],
+    i: usize,
+    total: usize,
+    sym: (usize, usize),
+) -> Result<usize, ErrorKind> {
+    let (value, count) = match sym {
+        (s @ 0..=15, _) => (s as u8, 1),
+        (16, r) => {
+            if i == 0 {
+                return Err(ErrorKind::BadCodeLengthRepeat);
+            }
+            (lens[i - 1], 3 + r)
+        }
+        (17, r) => (0, 3 + r),
+        (_, r) => (0, 11 + r),
+    };
+    if i + count > total {
+        return Err(ErrorKind::BadCodeLengthRepeat);
+    }
+    // Most runs are short: a fixed 16-byte fill (one store) may write past the run, into
+    // lengths not decoded yet.
+    if count <= 16 && i + 16 <= lens.len() {
+        lens[i..i + 16].fill(value);
+    } else {
+        lens[i..i + count].fill(value);
+    }
+    Ok(i + count)
 }
