@@ -207,26 +207,26 @@ fn code_length_errors_with_input_to_spare() {
         ErrorKind::BadCodeLengthRepeat,
         0..=20,
     );
-    // 138 + 118 zeros, then a run of 3 for the last two of 257 + 1 lengths: one too many.
-    let mut b = dyn_header(257, 1, &cl);
-    b.code(0, 1).put(127, 7);
-    b.code(0, 1).put(107, 7);
-    b.code(3, 2).put(0, 3);
+    // 138 zeros, `more` zeros, then a run of 3 zeros, for 257 + 1 lengths.
+    let zeros = |more: u32| {
+        let mut b = dyn_header(257, 1, &cl);
+        b.code(0, 1).put(127, 7);
+        b.code(0, 1).put(more - 11, 7);
+        b.code(3, 2).put(0, 3);
+        pad(&mut b)
+    };
+    // 138 + 118 + 3 = 259 lengths: one too many.
     expect(
         Format::Raw,
-        &pad(&mut b),
+        &zeros(118),
         ErrorKind::BadCodeLengthRepeat,
         0..=20,
     );
-    // The control: 138 + 117 zeros, then 3, fill the 258 lengths exactly. The header is
-    // accepted, and the all-zero code has no end-of-block symbol.
-    let mut b = dyn_header(257, 1, &cl);
-    b.code(0, 1).put(127, 7);
-    b.code(0, 1).put(106, 7);
-    b.code(3, 2).put(0, 3);
+    // The control: 138 + 117 + 3 fill the 258 lengths exactly. The header is accepted, and
+    // the all-zero code has no end-of-block symbol.
     expect(
         Format::Raw,
-        &pad(&mut b),
+        &zeros(117),
         ErrorKind::MissingEndOfBlock,
         0..=20,
     );
