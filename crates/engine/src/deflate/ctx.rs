@@ -9,6 +9,7 @@ use super::block::{BlockCodes, Encoder, SymBuf};
 use super::bt::Bt;
 use super::matchfind::{Chains, SmallChains};
 use super::split::Splitter;
+use super::strategy::optimal::Costs;
 use super::LevelRow;
 
 /// Compression state shared by the strategies.
@@ -36,6 +37,9 @@ pub struct Ctx {
     pub small_chains: Option<SmallChains>,
     /// Binary trees (near-optimal tier), allocated on first use.
     pub bt: Option<Bt>,
+    /// The near-optimal tier's symbol prices from the last window it parsed, the next
+    /// window's starting point; cleared at the start of every stream ([`Ctx::start_stream`]).
+    pub costs: Option<Costs>,
     /// Two-way hash table of the fastest tier, allocated on first use.
     pub table: super::strategy::fast::Table,
     /// log2 of the hash-chain bucket count (from memLevel).
@@ -61,6 +65,7 @@ impl Ctx {
             chains: None,
             small_chains: None,
             bt: None,
+            costs: None,
             table: Default::default(),
             hash_bits: (mem_level as u32 + 7).clamp(10, 16),
             window_bits,
@@ -95,6 +100,13 @@ impl Ctx {
     /// New hash chains for this stream's window and memory level.
     pub fn new_chains<const H: usize, const P: usize>(&self) -> Chains<H, P> {
         Chains::new(self.window_bits, self.hash_bits)
+    }
+
+    /// Starts a stream: empties the bit writer and forgets the previous stream's symbol
+    /// prices, so a stream's bytes never depend on what the context compressed before.
+    pub fn start_stream(&mut self) {
+        self.w.clear();
+        self.costs = None;
     }
 
     /// Starts a segment at `start` with no open symbols.

@@ -161,7 +161,7 @@ pub enum Parser {
     Lazy,
     /// Hash chains, lazy with a second look ahead (libdeflate's lazy2).
     Lazy2,
-    /// Hash chains collecting all candidates, cost-based dynamic-programming parse.
+    /// Binary trees collecting all candidates, cost-based dynamic-programming parse.
     Optimal,
 }
 
@@ -180,6 +180,10 @@ pub struct LevelRow {
     /// Lazy parsers: look ahead with a quarter of the depth once the match is this long
     /// (zlib's `good_length`).
     pub good: u32,
+    /// Near-optimal parser: dynamic-program passes per window.
+    pub passes: u32,
+    /// Near-optimal parser: also report length-3 matches (a 3-byte hash table).
+    pub hash3: bool,
 }
 
 const fn row(parser: Parser, depth: u32, nice: u32) -> LevelRow {
@@ -189,6 +193,17 @@ const fn row(parser: Parser, depth: u32, nice: u32) -> LevelRow {
         nice,
         lazy: nice,
         good: 32,
+        passes: 0,
+        hash3: false,
+    }
+}
+
+/// A near-optimal row.
+const fn optimal_row(depth: u32, nice: u32, passes: u32, hash3: bool) -> LevelRow {
+    LevelRow {
+        passes,
+        hash3,
+        ..row(Parser::Optimal, depth, nice)
     }
 }
 
@@ -200,6 +215,8 @@ const fn lazy_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
         nice,
         lazy,
         good,
+        passes: 0,
+        hash3: false,
     }
 }
 
@@ -222,8 +239,14 @@ const fn lazy2_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
 /// 3.897 at 53 / 3.496 at 47 -> 3.992 at 57 / 3.514 at 52; L8 3.908 / 3.511 -> 4.023 / 3.546
 /// at 30-31 MB/s; L9 3.917 at 24 / 3.515 at 25 -> 4.037 at 18 / 3.556 at 21. Level 1 hashes
 /// three positions inside each match: corpus / sample 3.042 / 3.502 with two, 3.085 / 3.544
-/// with three (1.5% slower), 3.105 / 3.558 with four (7-9% slower). Level 11 stops at 150
-/// bytes (libdeflate's): 8% faster than at 192 for 0.02% less ratio.
+/// with three (1.5% slower), 3.105 / 3.558 with four (7-9% slower). The near-optimal rows
+/// (depth, nice, passes, length-3 matches) were chosen once each window's parse started from
+/// the previous window's prices, which made passes worth less than before. Corpus / sample,
+/// ratio at MB/s: (24, 96, 1) 3.663 at 10.5 / 4.146 at 12.1, (24, 96, 2) 3.668 at 8.8 /
+/// 4.158 at 10.3; (50, 150, 2, yes) 3.679 at 7.4 / 4.176 at 7.7, (100, 150, 2, yes) 3.679 at
+/// 7.1 / 4.178 at 6.8; (200, 258, 3, yes) 3.682 at 5.6 / 4.186 at 5.3, the same ratios as
+/// with depth 300 or with four passes (4.8 MB/s). Depth is cheap in the binary trees; each
+/// pass costs about as much as finding the matches at depth 50.
 pub const LEVELS: [LevelRow; 13] = [
     row(Parser::Stored, 0, 0),
     row(Parser::Fast, 3, 258),
@@ -235,9 +258,9 @@ pub const LEVELS: [LevelRow; 13] = [
     lazy2_row(40, 128, 32, 8),
     lazy2_row(150, 258, 258, 32),
     lazy2_row(400, 258, 258, 32),
-    row(Parser::Optimal, 24, 96),
-    row(Parser::Optimal, 100, 150),
-    row(Parser::Optimal, 300, 258),
+    optimal_row(24, 96, 1, false),
+    optimal_row(50, 150, 2, true),
+    optimal_row(200, 258, 3, true),
 ];
 
 /// Builds a context for the parameters (validated by the caller).
@@ -273,14 +296,7 @@ fn compress_segment(ctx: &mut Ctx, strategy: Strategy, buf: &[u8], start: usize,
         (_, Parser::Fast) => strategy::fast::run(ctx, buf, start),
         (_, Parser::Greedy) => strategy::lazy::run(ctx, buf, start, 0),
         (_, Parser::Lazy2) => strategy::lazy::run(ctx, buf, start, 2),
-        (_, Parser::Optimal) => {
-            let passes = match ctx.row.depth {
-                0..=99 => 2,
-                100..=299 => 3,
-                _ => 4,
-            };
-            strategy::optimal::run(ctx, buf, start, passes)
-        }
+        (_, Parser::Optimal) => strategy::optimal::run(ctx, buf, start),
         _ => strategy::lazy::run(ctx, buf, start, 1),
     }
     if ctx.block_start < buf.len() || !ctx.sb.syms.is_empty() || last {
@@ -352,7 +368,7 @@ impl Compressor {
 
     /// Compresses `input` as one complete stream in `format`, appending to `out`.
     pub fn compress(&mut self, format: Format, input: &[u8], out: &mut Vec<u8>) {
-        self.ctx.w.clear();
+        self.ctx.start_stream();
         self.ctx.w.out = std::mem::take(out);
         match format {
             Format::Raw => {}
@@ -404,7 +420,7 @@ impl Compressor {
     /// dictionary, without copying the two together. Same output as
     /// `compress_raw_chunk(&buf[..start], &buf[start..], ..)`.
     pub fn compress_raw_window(&mut self, buf: &[u8], start: usize, last: bool, out: &mut Vec<u8>) {
-        self.ctx.w.clear();
+        self.ctx.start_stream();
         self.ctx.w.out = std::mem::take(out);
         compress_all(&mut self.ctx, Strategy::Default, buf, start, last);
         if !last {

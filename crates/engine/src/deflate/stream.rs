@@ -214,7 +214,7 @@ impl Deflater {
 
     /// Starts a new stream with the same parameters (and gzip header), keeping allocations.
     pub fn reset(&mut self) {
-        self.ctx.w.clear();
+        self.ctx.start_stream();
         self.inbuf.clear();
         self.hist = 0;
         self.delivered = 0;
