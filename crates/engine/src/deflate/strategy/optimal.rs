@@ -22,8 +22,11 @@ use crate::deflate::ctx::Ctx;
 use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
 
 /// Bytes parsed per dynamic program: long enough for stable statistics, short enough that the
-/// match lists (about 2-4 candidates per position) stay in cache.
-const WINDOW: usize = 65536;
+/// prices follow the data and the match lists stay in cache. Corpus / sample ratio at levels
+/// 10, 11, 12 with windows of 16 / 32 / 64 / 128 KiB: L10 3.664 / 3.666 / 3.663 / 3.659,
+/// 4.149 / 4.151 / 4.146 / 4.130; L12 3.680 / 3.682 / 3.682 / 3.681, 4.181 / 4.188 / 4.186 /
+/// 4.163. The speed does not change.
+const WINDOW: usize = 32768;
 /// Price of a symbol the previous pass did not use (its code would be long).
 const UNUSED_COST: u32 = 13;
 /// Costs are in 1/SCALE bits.
