@@ -82,7 +82,7 @@ impl Ctx {
             || (self.sb.obs_total() >= super::split::WINDOW
                 && self
                     .split
-                    .should_split(&mut self.sb, pos - self.block_start))
+                    .should_split(&mut self.sb, pos - self.block_start, buf.len() - pos))
         {
             self.end_block(buf, pos, false);
         }

@@ -21,6 +21,8 @@ use super::block::{SymBuf, OBS_TYPES};
 pub const WINDOW: u32 = 512;
 /// Smallest block (in input bytes) the splitter may end: keeps per-block overhead < 0.1 %.
 const MIN_BLOCK_BYTES: usize = 8192;
+/// Input left in the segment below which the block runs to the segment's end.
+const MIN_TAIL_BYTES: usize = 8192;
 /// Split threshold on the scaled L1 distance (out of 2 * window * total); tuned on the corpus.
 const THRESHOLD_PERMILLE: u64 = 175;
 
@@ -40,11 +42,14 @@ impl Splitter {
 
     /// Compares the observations `sb` collected since the last look (at least [`WINDOW`]) with
     /// the block's; returns whether the block should end here. If not, they join the block's.
-    pub fn should_split(&mut self, sb: &mut SymBuf, block_bytes: usize) -> bool {
+    pub fn should_split(&mut self, sb: &mut SymBuf, block_bytes: usize, rest: usize) -> bool {
         let recent = sb.obs;
         let w = sb.obs_total() as u64;
         let mut split = false;
-        if self.block_total >= 2 * WINDOW && block_bytes >= MIN_BLOCK_BYTES {
+        if self.block_total >= 2 * WINDOW
+            && block_bytes >= MIN_BLOCK_BYTES
+            && rest >= MIN_TAIL_BYTES
+        {
             let t = self.block_total as u64;
             let dist: u64 = (0..OBS_TYPES)
                 .map(|i| (recent[i] as u64 * t).abs_diff(self.block[i] as u64 * w))
