@@ -210,13 +210,9 @@ const fn optimal_row(depth: u32, nice: u32, passes: u32, hash3: bool) -> LevelRo
 /// A lazy row with zlib's look-ahead limits.
 const fn lazy_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
     LevelRow {
-        parser: Parser::Lazy,
-        depth,
-        nice,
         lazy,
         good,
-        passes: 0,
-        hash3: false,
+        ..row(Parser::Lazy, depth, nice)
     }
 }
 
