@@ -62,6 +62,14 @@ impl SymBuf {
         self.obs = [0; OBS_TYPES];
         self.obs_from = 0;
     }
+    /// Drops the symbols before index `from`; `lf` and `df` count the ones that stay.
+    pub fn keep(&mut self, from: usize, lf: &[u32; 288], df: &[u32; 30]) {
+        self.syms.drain(..from);
+        self.lit_freq = *lf;
+        self.dist_freq = *df;
+        self.obs = [0; OBS_TYPES];
+        self.obs_from = self.syms.len();
+    }
     /// Observations in `obs`: the symbols recorded since it was last emptied.
     #[inline(always)]
     pub fn obs_total(&self) -> u32 {
@@ -87,17 +95,6 @@ impl SymBuf {
         for (o, n) in self.obs.iter_mut().zip(obs) {
             *o += n;
         }
-    }
-    /// Extra bits the recorded matches carry, from the length and distance symbol counts (per
-    /// block, rather than summed per match in the parser's loop).
-    pub fn extra_bits(&self) -> u64 {
-        let l: u64 = (0..29)
-            .map(|i| self.lit_freq[257 + i] as u64 * LEN_EXTRA[i] as u64)
-            .sum();
-        let d: u64 = (0..30)
-            .map(|i| self.dist_freq[i] as u64 * DIST_EXTRA[i] as u64)
-            .sum();
-        l + d
     }
     /// Records a match (3 <= len <= 258, 1 <= dist <= 32768).
     #[inline(always)]
@@ -163,6 +160,29 @@ pub struct Encoder {
     rle: Vec<(u8, u8)>,
 }
 
+/// A block's sizes under each block type, from [`Encoder::size`]; the dynamic code's lengths
+/// and header stay in the encoder's scratch until the next call.
+struct Sizes {
+    /// Bits of the dynamic block (header included), of its symbols alone, and of the fixed one.
+    dynamic: u64,
+    dyn_syms: u64,
+    fixed: u64,
+    fixed_syms: u64,
+    hlit: usize,
+    hdist: usize,
+    hclen: usize,
+    cl_lens: [u8; 19],
+}
+
+/// Extra bits of the length and distance symbols counted in `lf` and `df`.
+fn extra_bits(lf: &[u32; 288], df: &[u32; 30]) -> u64 {
+    let l: u64 = (0..29)
+        .map(|i| lf[257 + i] as u64 * LEN_EXTRA[i] as u64)
+        .sum();
+    let d: u64 = (0..30).map(|i| df[i] as u64 * DIST_EXTRA[i] as u64).sum();
+    l + d
+}
+
 impl Encoder {
     /// Ends a block: writes `sb`'s symbols (which encode exactly `raw`) as the cheapest block
     /// type, with BFINAL = `last`. Clears `sb`.
@@ -175,17 +195,88 @@ impl Encoder {
         codes: BlockCodes,
     ) {
         sb.lit_freq[256] = 1;
+        self.write_range(w, &sb.syms, &sb.lit_freq, &sb.dist_freq, raw, last, codes);
+        sb.clear();
+    }
+
+    /// Writes `syms` (which encode exactly `raw`, with symbol counts `lf` and `df`, the
+    /// end-of-block symbol counted) as the cheapest block type, with BFINAL = `last`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_range(
+        &mut self,
+        w: &mut BitWriter,
+        syms: &[u32],
+        lf: &[u32; 288],
+        df: &[u32; 30],
+        raw: &[u8],
+        last: bool,
+        codes: BlockCodes,
+    ) {
+        let z = self.size(lf, df);
+        let use_dyn = codes == BlockCodes::Any && z.dynamic < z.fixed;
+        let best = if use_dyn { z.dynamic } else { z.fixed };
+        if stored_cost(raw.len(), w.bit_phase()) <= best {
+            write_stored(w, raw, last);
+        } else if use_dyn {
+            w.put(last as u32 | 2 << 1, 3);
+            w.put((z.hlit - 257) as u32, 5);
+            w.put((z.hdist - 1) as u32, 5);
+            w.put((z.hclen - 4) as u32, 4);
+            for &s in &CLEN_ORDER[..z.hclen] {
+                w.put(z.cl_lens[s] as u32, 3);
+            }
+            let mut cl_codes = [0u16; 19];
+            build_codes(&z.cl_lens, &mut cl_codes);
+            for &(s, x) in &self.rle {
+                w.put(cl_codes[s as usize] as u32, z.cl_lens[s as usize] as u32);
+                match s {
+                    16 => w.put(x as u32, 2),
+                    17 => w.put(x as u32, 3),
+                    18 => w.put(x as u32, 7),
+                    _ => {}
+                }
+            }
+            self.write_syms(w, syms, z.dyn_syms, false);
+        } else {
+            w.put(last as u32 | 1 << 1, 3);
+            self.write_syms(w, syms, z.fixed_syms, true);
+        }
+    }
+
+    /// Exact bits of a block of `raw_len` input bytes with symbol counts `lf` and `df` (the
+    /// end-of-block symbol counted) as the cheapest block type `codes` allows (stored priced
+    /// as if the writer were byte-aligned).
+    pub fn cost(
+        &mut self,
+        lf: &[u32; 288],
+        df: &[u32; 30],
+        raw_len: usize,
+        codes: BlockCodes,
+    ) -> u64 {
+        let z = self.size(lf, df);
+        let coded = if codes == BlockCodes::Any {
+            z.dynamic.min(z.fixed)
+        } else {
+            z.fixed
+        };
+        coded.min(stored_cost(raw_len, 0))
+    }
+
+    /// Builds the dynamic code for `lf` and `df` (lengths in `lit_lens` and `dist_lens`, the
+    /// code-length RLE in `rle`) and sizes the block both ways. The costs are exact (header,
+    /// code-length RLE, extra bits).
+    fn size(&mut self, lf: &[u32; 288], df: &[u32; 30]) -> Sizes {
         self.lit_lens.resize(288, 0);
         self.dist_lens.resize(30, 0);
-        build_lengths(&sb.lit_freq[..286], 15, &mut self.lit_lens[..286]);
+        build_lengths(&lf[..286], 15, &mut self.lit_lens[..286]);
         self.lit_lens[286] = 0;
         self.lit_lens[287] = 0;
-        if sb.dist_freq.iter().all(|&f| f == 0) {
+        if df.iter().all(|&f| f == 0) {
             self.dist_lens.fill(0);
             self.dist_lens[0] = 1;
             self.dist_lens[1] = 1;
         } else {
-            build_lengths(&sb.dist_freq, 15, &mut self.dist_lens);
+            build_lengths(df, 15, &mut self.dist_lens);
         }
         let hlit = 257
             + self.lit_lens[257..286]
@@ -212,10 +303,10 @@ impl Encoder {
             .iter()
             .rposition(|&s| cl_lens[s] != 0)
             .map_or(0, |p| p + 1);
-        let extra = sb.extra_bits();
+        let extra = extra_bits(lf, df);
         let sym_bits = |ll: &[u8], dl: &[u8]| -> u64 {
-            let a: u64 = (0..286).map(|s| sb.lit_freq[s] as u64 * ll[s] as u64).sum();
-            let b: u64 = (0..30).map(|s| sb.dist_freq[s] as u64 * dl[s] as u64).sum();
+            let a: u64 = (0..286).map(|s| lf[s] as u64 * ll[s] as u64).sum();
+            let b: u64 = (0..30).map(|s| df[s] as u64 * dl[s] as u64).sum();
             a + b + extra
         };
         let cl_bits: u64 = (0..19)
@@ -225,45 +316,21 @@ impl Encoder {
             + 3 * cl_freq[17] as u64
             + 7 * cl_freq[18] as u64;
         let dyn_syms = sym_bits(&self.lit_lens, &self.dist_lens);
-        let dyn_cost = 3 + 14 + 3 * hclen as u64 + cl_bits + dyn_syms;
-        let fl = fixed_litlen_lens();
-        let fd = fixed_dist_lens();
-        let fixed_syms = sym_bits(&fl, &fd);
-        let fixed_cost = 3 + fixed_syms;
-        let st_cost = stored_cost(raw.len(), w.bit_phase());
-        let use_dyn = codes == BlockCodes::Any && dyn_cost < fixed_cost;
-        let best = if use_dyn { dyn_cost } else { fixed_cost };
-        if st_cost <= best {
-            write_stored(w, raw, last);
-        } else if use_dyn {
-            w.put(last as u32 | 2 << 1, 3);
-            w.put((hlit - 257) as u32, 5);
-            w.put((hdist - 1) as u32, 5);
-            w.put((hclen - 4) as u32, 4);
-            for &s in &CLEN_ORDER[..hclen] {
-                w.put(cl_lens[s] as u32, 3);
-            }
-            let mut cl_codes = [0u16; 19];
-            build_codes(&cl_lens, &mut cl_codes);
-            for &(s, x) in &self.rle {
-                w.put(cl_codes[s as usize] as u32, cl_lens[s as usize] as u32);
-                match s {
-                    16 => w.put(x as u32, 2),
-                    17 => w.put(x as u32, 3),
-                    18 => w.put(x as u32, 7),
-                    _ => {}
-                }
-            }
-            self.write_syms(w, sb, dyn_syms, false);
-        } else {
-            w.put(last as u32 | 1 << 1, 3);
-            self.write_syms(w, sb, fixed_syms, true);
+        let fixed_syms = sym_bits(&fixed_litlen_lens(), &fixed_dist_lens());
+        Sizes {
+            dynamic: 3 + 14 + 3 * hclen as u64 + cl_bits + dyn_syms,
+            dyn_syms,
+            fixed: 3 + fixed_syms,
+            fixed_syms,
+            hlit,
+            hdist,
+            hclen,
+            cl_lens,
         }
-        sb.clear();
     }
 
     /// Writes the block's symbols, which take exactly `bits` bits with these codes.
-    fn write_syms(&mut self, w: &mut BitWriter, sb: &SymBuf, bits: u64, fixed: bool) {
+    fn write_syms(&mut self, w: &mut BitWriter, syms: &[u32], bits: u64, fixed: bool) {
         if fixed {
             self.lit_lens.clear();
             self.lit_lens.extend_from_slice(&fixed_litlen_lens());
@@ -297,7 +364,7 @@ impl Encoder {
         // Room for exactly the symbols' bits (plus slack), not for the worst case of 6 bytes
         // per symbol: the room is zero-filled first.
         w.burst(bits as usize / 8 + 16, |b| {
-            for &s in &sb.syms {
+            for &s in syms {
                 if s & MATCH_FLAG == 0 {
                     let e = lit[s as usize & 255];
                     b.add((e & 0xff_ffff) as u64, e >> 24);

@@ -8,6 +8,7 @@ use super::bitwriter::BitWriter;
 use super::block::{BlockCodes, Encoder, SymBuf};
 use super::bt::Bt;
 use super::matchfind::{Chains, SmallChains};
+use super::plan::Plan;
 use super::split::Splitter;
 use super::strategy::optimal::Costs;
 use super::LevelRow;
@@ -48,6 +49,7 @@ pub struct Ctx {
     pub window_bits: u8,
     enc: Encoder,
     split: Splitter,
+    plan: Plan,
 }
 
 impl Ctx {
@@ -71,6 +73,7 @@ impl Ctx {
             window_bits,
             enc: Encoder::default(),
             split: Splitter::default(),
+            plan: Plan::default(),
         }
     }
 
@@ -86,6 +89,44 @@ impl Ctx {
         {
             self.end_block(buf, pos, false);
         }
+    }
+
+    /// Starts a segment whose blocks [`Ctx::end_planned`] chooses: until then the strategy
+    /// records symbols without ending blocks and calls [`Ctx::sym_planned`] after each.
+    pub fn begin_planned(&mut self, start: usize) {
+        self.plan.begin(start);
+    }
+
+    /// Called by a planning strategy after recording symbols up to (not including) `pos`.
+    #[inline(always)]
+    pub fn sym_planned(&mut self, pos: usize) {
+        if pos >= self.plan.next {
+            self.plan.mark(&self.sb, pos);
+        }
+    }
+
+    /// Writes all blocks of the segment `buf[block_start..]` but the last, with the
+    /// boundaries chosen by exact cost (`plan.rs`). The last stays open, for the caller to end.
+    pub fn end_planned(&mut self, buf: &[u8]) {
+        let mut blocks = self
+            .plan
+            .choose(&self.sb, buf.len(), &mut self.enc, self.codes);
+        let Some(last) = blocks.pop() else {
+            return;
+        };
+        for k in &blocks {
+            self.enc.write_range(
+                &mut self.w,
+                &self.sb.syms[k.syms.clone()],
+                &k.lf,
+                &k.df,
+                &buf[k.bytes.clone()],
+                false,
+                self.codes,
+            );
+        }
+        self.sb.keep(last.syms.start, &last.lf, &last.df);
+        self.block_start = last.bytes.start;
     }
 
     /// Writes the open block covering `buf[block_start..pos]`.

@@ -19,6 +19,7 @@ mod ctx;
 mod huffman;
 mod matchfind;
 mod minlen;
+mod plan;
 mod split;
 mod strategy;
 mod stream;

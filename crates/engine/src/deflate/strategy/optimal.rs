@@ -17,6 +17,8 @@
 //! cost 0.4% of ratio at one pass (corpus at level 12's depth 3.675 -> 3.661) and 0.1% at two.
 //! The prices never outlive a stream ([`Ctx::start_stream`]), so output does not depend on
 //! what a reused context compressed before, nor on the thread count.
+//! The parse records the whole segment without ending a block; the blocks are then chosen by
+//! their exact cost (`plan.rs`, [`Ctx::end_planned`]).
 #![forbid(unsafe_code)]
 
 use crate::deflate::bt::Bt;
@@ -131,6 +133,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let mut first: Vec<u32> = Vec::new();
     let mut cost: Vec<u32> = Vec::new();
     let mut choice: Vec<(u16, u16)> = Vec::new();
+    ctx.begin_planned(start);
     let mut w0 = start;
     while w0 < buf.len() {
         let w1 = (w0 + WINDOW).min(buf.len());
@@ -227,10 +230,11 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
                 ctx.sb.matched(l as u32, d as u32);
                 i += l as usize;
             }
-            ctx.sym_done(buf, w0 + i);
+            ctx.sym_planned(w0 + i);
         }
         w0 = w1;
     }
+    ctx.end_planned(buf);
     ctx.bt = Some(mf);
 }
 
