@@ -62,10 +62,12 @@ impl SymBuf {
         self.obs = [0; OBS_TYPES];
         self.obs_from = 0;
     }
-    /// Drops the symbols before index `from`; `lf` and `df` count the ones that stay.
+    /// Drops the symbols before index `from`; `lf` and `df` count the ones that stay (the
+    /// end-of-block symbol is not kept).
     pub fn keep(&mut self, from: usize, lf: &[u32; 288], df: &[u32; 30]) {
         self.syms.drain(..from);
         self.lit_freq = *lf;
+        self.lit_freq[256] = 0;
         self.dist_freq = *df;
         self.obs = [0; OBS_TYPES];
         self.obs_from = self.syms.len();

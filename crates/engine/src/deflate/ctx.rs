@@ -50,6 +50,8 @@ pub struct Ctx {
     enc: Encoder,
     split: Splitter,
     plan: Plan,
+    /// The open segment's blocks are chosen by cost (`plan.rs`, the row's `grid`).
+    planned: bool,
 }
 
 impl Ctx {
@@ -74,13 +76,21 @@ impl Ctx {
             enc: Encoder::default(),
             split: Splitter::default(),
             plan: Plan::default(),
+            planned: false,
         }
     }
 
     /// Called by a strategy after recording symbols up to (not including) `pos`: ends the
-    /// block there if it is full or the splitter sees a change of statistics.
+    /// block there if it is full or the splitter sees a change of statistics; in a planned
+    /// segment, snapshots the counts at each grid step instead.
     #[inline(always)]
     pub fn sym_done(&mut self, buf: &[u8], pos: usize) {
+        if self.planned {
+            if pos >= self.plan.next {
+                self.grid_step(buf, pos);
+            }
+            return;
+        }
         if self.sb.syms.len() >= self.max_syms
             || (self.sb.obs_total() >= super::split::WINDOW
                 && self
@@ -91,26 +101,30 @@ impl Ctx {
         }
     }
 
-    /// Starts a segment whose blocks [`Ctx::end_planned`] chooses: until then the strategy
-    /// records symbols without ending blocks and calls [`Ctx::sym_planned`] after each.
-    pub fn begin_planned(&mut self, start: usize) {
-        self.plan.begin(start);
-    }
-
-    /// Called by a planning strategy after recording symbols up to (not including) `pos`.
-    #[inline(always)]
-    pub fn sym_planned(&mut self, pos: usize) {
-        if pos >= self.plan.next {
-            self.plan.mark(&self.sb, pos);
+    /// A planned segment's parse reached the grid step at `pos`: snapshots the counts.
+    #[cold]
+    #[inline(never)]
+    fn grid_step(&mut self, buf: &[u8], pos: usize) {
+        self.plan.mark(&self.sb, pos);
+        // The plan's symbols are bounded: at four symbol buffers (zlib's lit_bufsize, from
+        // memLevel) the blocks so far are chosen and written.
+        if self.sb.syms.len() >= 4 * self.max_syms {
+            self.write_planned(buf, pos);
         }
     }
 
-    /// Writes all blocks of the segment `buf[block_start..]` but the last, with the
-    /// boundaries chosen by exact cost (`plan.rs`). The last stays open, for the caller to end.
+    /// In a planned segment, chooses the blocks of `buf[block_start..]` and writes all but
+    /// the last, which stays open for [`Ctx::end_block`].
     pub fn end_planned(&mut self, buf: &[u8]) {
-        let mut blocks = self
-            .plan
-            .choose(&self.sb, buf.len(), &mut self.enc, self.codes);
+        if self.planned {
+            self.write_planned(buf, buf.len());
+        }
+    }
+
+    /// Chooses the blocks of `buf[block_start..end]` (`plan.rs`) and writes all but the last,
+    /// which stays open.
+    fn write_planned(&mut self, buf: &[u8], end: usize) {
+        let mut blocks = self.plan.choose(&self.sb, end, &mut self.enc, self.codes);
         let Some(last) = blocks.pop() else {
             return;
         };
@@ -127,6 +141,7 @@ impl Ctx {
         }
         self.sb.keep(last.syms.start, &last.lf, &last.df);
         self.block_start = last.bytes.start;
+        self.plan.restart(&self.sb, last.bytes.start, end);
     }
 
     /// Writes the open block covering `buf[block_start..pos]`.
@@ -155,5 +170,9 @@ impl Ctx {
         self.sb.clear();
         self.block_start = start;
         self.split.reset();
+        self.planned = self.row.grid != 0;
+        if self.planned {
+            self.plan.begin(start, self.row.grid as usize);
+        }
     }
 }

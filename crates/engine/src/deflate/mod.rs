@@ -185,6 +185,9 @@ pub struct LevelRow {
     pub passes: u32,
     /// Near-optimal parser: also report length-3 matches (a 3-byte hash table).
     pub hash3: bool,
+    /// Candidate block boundaries every `grid` input bytes, chosen by cost (`plan.rs`); 0:
+    /// blocks end where the statistics splitter (`split.rs`) says.
+    pub grid: u32,
 }
 
 const fn row(parser: Parser, depth: u32, nice: u32) -> LevelRow {
@@ -196,7 +199,13 @@ const fn row(parser: Parser, depth: u32, nice: u32) -> LevelRow {
         good: 32,
         passes: 0,
         hash3: false,
+        grid: 0,
     }
+}
+
+/// `r` with blocks chosen by cost on a `grid`-byte grid.
+const fn planned(r: LevelRow, grid: u32) -> LevelRow {
+    LevelRow { grid, ..r }
 }
 
 /// A near-optimal row.
@@ -236,28 +245,28 @@ const fn lazy2_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
 /// 3.897 at 53 / 3.496 at 47 -> 3.992 at 57 / 3.514 at 52; L8 3.908 / 3.511 -> 4.023 / 3.546
 /// at 30-31 MB/s; L9 3.917 at 24 / 3.515 at 25 -> 4.037 at 18 / 3.556 at 21. Level 1 hashes
 /// three positions inside each match: corpus / sample 3.042 / 3.502 with two, 3.085 / 3.544
-/// with three (1.5% slower), 3.105 / 3.558 with four (7-9% slower). The near-optimal rows
-/// (depth, nice, passes, length-3 matches) were chosen once each window's parse started from
-/// the previous window's prices, which made passes worth less than before. Corpus / sample,
-/// ratio at MB/s: (24, 96, 1) 3.663 at 10.5 / 4.146 at 12.1, (24, 96, 2) 3.668 at 8.8 /
-/// 4.158 at 10.3; (50, 150, 2, yes) 3.679 at 7.4 / 4.176 at 7.7, (100, 150, 2, yes) 3.679 at
-/// 7.1 / 4.178 at 6.8; (200, 258, 3, yes) 3.682 at 5.6 / 4.186 at 5.3, the same ratios as
-/// with depth 300 or with four passes (4.8 MB/s). Depth is cheap in the binary trees; each
-/// pass costs about as much as finding the matches at depth 50.
+/// with three (1.5% slower), 3.105 / 3.558 with four (7-9% slower). Levels 2-12 choose their
+/// blocks by cost (`plan.rs`), on a grid of 8 KiB up to level 6, 4 KiB up to level 9 and
+/// 2 KiB above. The near-optimal rows (depth, nice, passes, length-3 matches) were chosen again
+/// then, as per-file corpus ratio (what the harness reports) at MB/s: (24, 96, 1) 3.6746 at
+/// 10.3, (24, 96, 1, yes) 3.6803 at 9.4, (35, 128, 1, yes) 3.6830 at 9.0, (50, 150, 1, yes)
+/// 3.6851 at 8.7, (100, 258, 2, yes) 3.6885 at 6.5, (200, 258, 2, yes) 3.6890 at 6.5; three
+/// passes gained nothing more. Depth is cheap in the binary trees; each pass costs about as
+/// much as finding the matches at depth 50.
 pub const LEVELS: [LevelRow; 13] = [
     row(Parser::Stored, 0, 0),
     row(Parser::Fast, 3, 258),
-    row(Parser::Greedy, 6, 16),
-    row(Parser::Greedy, 12, 24),
-    lazy_row(12, 32, 8, 4),
-    lazy2_row(12, 48, 16, 8),
-    lazy2_row(16, 64, 16, 8),
-    lazy2_row(40, 128, 32, 8),
-    lazy2_row(150, 258, 258, 32),
-    lazy2_row(400, 258, 258, 32),
-    optimal_row(24, 96, 1, false),
-    optimal_row(50, 150, 2, true),
-    optimal_row(200, 258, 3, true),
+    planned(row(Parser::Greedy, 6, 16), 8192),
+    planned(row(Parser::Greedy, 12, 24), 8192),
+    planned(lazy_row(12, 32, 8, 4), 8192),
+    planned(lazy2_row(12, 48, 16, 8), 8192),
+    planned(lazy2_row(16, 64, 16, 8), 8192),
+    planned(lazy2_row(40, 128, 32, 8), 4096),
+    planned(lazy2_row(150, 258, 258, 32), 4096),
+    planned(lazy2_row(400, 258, 258, 32), 4096),
+    planned(optimal_row(24, 96, 1, false), 2048),
+    planned(optimal_row(50, 150, 1, true), 2048),
+    planned(optimal_row(200, 258, 2, true), 2048),
 ];
 
 /// Builds a context for the parameters (validated by the caller).
@@ -296,6 +305,7 @@ fn compress_segment(ctx: &mut Ctx, strategy: Strategy, buf: &[u8], start: usize,
         (_, Parser::Optimal) => strategy::optimal::run(ctx, buf, start),
         _ => strategy::lazy::run(ctx, buf, start, 1),
     }
+    ctx.end_planned(buf);
     if ctx.block_start < buf.len() || !ctx.sb.syms.is_empty() || last {
         ctx.end_block(buf, buf.len(), last);
     }

@@ -1,27 +1,43 @@
-//! Block boundaries chosen by exact cost, for the near-optimal tier.
+//! Block boundaries chosen by cost.
 //!
-//! The parser records a whole segment's symbols without ending a block, and snapshots the
-//! running symbol counts every `GRID` input bytes (at the first symbol boundary past each
-//! multiple). The counts of any stretch between two snapshots are then a subtraction away, and
-//! the encoder prices that stretch exactly as a block (header, code-length RLE, symbols, extra
-//! bits; the cheapest of dynamic, fixed and stored). Starting from one block per stretch, the
-//! two neighbours whose merge saves the most bits are merged, again and again, until no merge
-//! saves anything. Each merge prices two new pairs, so a segment costs about three block
-//! pricings per stretch, not the square of the stretch count a dynamic program over all
-//! boundaries would.
+//! The parser records a segment's symbols without ending a block, and snapshots the running
+//! symbol counts every `grid` input bytes (at the first symbol boundary past each multiple; the
+//! level row's `grid`). The counts of any stretch between two snapshots are then a subtraction
+//! away. Starting from one block per stretch, the two neighbours whose merge saves the most
+//! bits are merged, again and again, until no merge saves anything; each merge prices two new
+//! pairs, so a segment costs about three pricings per stretch, not the square of the stretch
+//! count a dynamic program over all boundaries would.
+//!
+//! Merging runs twice. First by an estimate (the symbols' entropy plus 4.5 bits of header per
+//! symbol used), while a merge saves more than `MARGIN` bits: it does most merges at a
+//! twentieth of the cost. Then by the encoder's exact price (header, code-length RLE, symbols,
+//! extra bits; the cheapest of dynamic, fixed and stored) over the blocks left.
 //!
 //! The statistics splitter (`split.rs`) decides on the fly from symbol-class histograms and
-//! cannot see the header a split pays for; with prices at hand the near-optimal parse can
-//! afford the exact answer. Corpus / sample ratio at level 10: 3.666 / 4.152 with the
-//! statistics splitter, 3.674 / 4.160 with exact merging on a 4 KiB grid (a dynamic program
-//! over the same boundaries found the same ratio at five times the pricings).
+//! cannot see what a split costs in header or saves in code fit. Corpus / sample ratio at
+//! MB/s, statistics splitter -> this (grid):
+//! - level 2 (8 KiB): 3.304 / 3.745 at 127.6 / 144.7 -> 3.318 / 3.797 at 125.8 / 132.9;
+//! - level 6 (8 KiB): 3.473 / 3.953 at 77.5 / 82.5 -> 3.480 / 3.963 at 77.4 / 81.0;
+//! - level 10 (2 KiB): 3.666 / 4.152 at 10.4 / 12.0 -> 3.674 / 4.161 at 10.2 / 11.9.
+//!
+//! Exact pricing alone, on a 4 KiB grid, gave the same ratios, at level 6 at 59 MB/s. A
+//! dynamic program over all boundaries, exact, found the same ratio as merging at five times
+//! the pricings. Level 1 keeps the statistics splitter: on the same grid it would gain 0.6%
+//! of ratio (3.085 -> 3.102 on the corpus) but lose 12% of its speed.
 #![forbid(unsafe_code)]
 
 use super::block::{BlockCodes, Encoder, SymBuf};
+use super::huffman::log2_x16;
 use std::ops::Range;
 
-/// Input bytes between two candidate block boundaries.
-pub const GRID: usize = 4096;
+/// The estimate's merges stop where they would save this many bits or fewer; exact pricing
+/// decides the rest. Level 6 corpus / sample with 0 / 30 / 100 / 1000 bits and a 4 KiB grid:
+/// 3.480 / 3.966, 3.481 / 3.967 (twice the speed of exact pricing alone), 3.481 / 3.967 and
+/// 3.481 / 3.969 (no faster than exact alone).
+const MARGIN: u64 = 30;
+/// The estimate's header bits per symbol used, in 1/16 bits (3, 4.5 and 6 bits gave the same
+/// ratio within 0.03%; 4.5 was fastest).
+const HDR_PER_SYM: u64 = 72;
 
 /// A candidate boundary: the symbol index and input position where it falls, and the counts
 /// of all symbols before it in the segment.
@@ -48,12 +64,15 @@ pub struct Plan {
     points: Vec<Point>,
     /// Input position at or past which the next snapshot is taken.
     pub next: usize,
+    /// Where the grid starts (the segment's start), and its step.
     start: usize,
+    grid: usize,
 }
 
 impl Plan {
-    /// Starts a segment at input position `start` with no symbols recorded.
-    pub fn begin(&mut self, start: usize) {
+    /// Starts a segment at input position `start` with no symbols recorded and candidate
+    /// boundaries every `grid` bytes.
+    pub fn begin(&mut self, start: usize, grid: usize) {
         self.points.clear();
         self.points.push(Point {
             sym: 0,
@@ -62,12 +81,27 @@ impl Plan {
             df: [0; 30],
         });
         self.start = start;
-        self.next = start + GRID;
+        self.grid = grid;
+        self.next = start + grid;
+    }
+
+    /// Goes on after [`Plan::choose`] wrote all blocks but the last, which starts at input
+    /// position `from` and now holds all of `sb`'s symbols, up to `pos`: that block is one
+    /// stretch (it may still merge with what follows).
+    pub fn restart(&mut self, sb: &SymBuf, from: usize, pos: usize) {
+        self.points.truncate(1);
+        self.points[0] = Point {
+            sym: 0,
+            pos: from,
+            lf: [0; 286],
+            df: [0; 30],
+        };
+        if pos > from {
+            self.mark(sb, pos);
+        }
     }
 
     /// Snapshots `sb` (the segment's symbols so far) as a boundary at input position `pos`.
-    #[cold]
-    #[inline(never)]
     pub fn mark(&mut self, sb: &SymBuf, pos: usize) {
         self.points.push(Point {
             sym: sb.syms.len(),
@@ -75,7 +109,7 @@ impl Plan {
             lf: sb.lit_freq[..286].try_into().unwrap(),
             df: sb.dist_freq,
         });
-        self.next = pos + GRID - (pos - self.start) % GRID;
+        self.next = pos + self.grid - (pos - self.start) % self.grid;
     }
 
     /// The block from point `a` to point `b`.
@@ -98,6 +132,26 @@ impl Plan {
         }
     }
 
+    /// Estimated bits of the block from point `a` to point `b`: the symbols' entropy (extra
+    /// bits left out: merging does not change them), [`HDR_PER_SYM`] per symbol used and 40.
+    fn estimate(&self, a: usize, b: usize) -> u64 {
+        let (a, b) = (&self.points[a], &self.points[b]);
+        let part = |x: &[u32], y: &[u32]| -> u64 {
+            let (mut t, mut sum, mut used) = (0u64, 0u64, 0u64);
+            for (&y, &x) in y.iter().zip(x) {
+                let f = y - x;
+                t += f as u64;
+                sum += flog(f);
+                used += (f != 0) as u64;
+            }
+            if t == 0 {
+                return 0;
+            }
+            flog(t as u32) - sum + used * HDR_PER_SYM
+        };
+        (part(&a.lf, &b.lf) + part(&a.df, &b.df)) / 16 + 40
+    }
+
     /// Chooses the blocks of the segment ending at input position `end`, `sb` holding all its
     /// symbols (recorded since [`Plan::begin`]). Returns them in order.
     pub fn choose(
@@ -110,38 +164,68 @@ impl Plan {
         if self.points.last().map(|p| p.pos) != Some(end) {
             self.mark(sb, end);
         }
-        let price = |enc: &mut Encoder, a: usize, b: usize| -> u64 {
-            let k = self.block(a, b);
-            enc.cost(&k.lf, &k.df, k.bytes.len(), codes)
-        };
-        // Block k runs from point bounds[k] to bounds[k + 1] and costs cost[k]; joined[k] is
-        // the cost of blocks k and k + 1 as one.
-        let m = self.points.len();
-        let mut bounds: Vec<usize> = (0..m).collect();
-        let mut cost: Vec<u64> = (1..m).map(|j| price(enc, j - 1, j)).collect();
-        let mut joined: Vec<u64> = (2..m).map(|j| price(enc, j - 2, j)).collect();
-        loop {
-            // The merge that saves the most bits (the first on ties).
-            let mut best: Option<(usize, u64)> = None;
-            for (k, &j) in joined.iter().enumerate() {
-                let apart = cost[k] + cost[k + 1];
-                if j < apart && best.is_none_or(|(_, s)| apart - j > s) {
-                    best = Some((k, apart - j));
-                }
-            }
-            let Some((k, _)) = best else { break };
-            cost[k] = joined[k];
-            cost.remove(k + 1);
-            bounds.remove(k + 1);
-            joined.remove(k);
-            if k > 0 {
-                joined[k - 1] = price(enc, bounds[k - 1], bounds[k + 1]);
-            }
-            if k < joined.len() {
-                joined[k] = price(enc, bounds[k], bounds[k + 2]);
+        let mut bounds: Vec<usize> = (0..self.points.len()).collect();
+        merge(&mut bounds, |a, b| self.estimate(a, b), MARGIN);
+        merge(
+            &mut bounds,
+            |a, b| {
+                let k = self.block(a, b);
+                enc.cost(&k.lf, &k.df, k.bytes.len(), codes)
+            },
+            0,
+        );
+        bounds.windows(2).map(|w| self.block(w[0], w[1])).collect()
+    }
+}
+
+/// f log2(f) in 1/16 bits for f below 4096.
+static FLOG: [u32; 4096] = {
+    let mut t = [0u32; 4096];
+    let mut f = 1;
+    while f < 4096 {
+        t[f] = f as u32 * log2_x16(f as u32);
+        f += 1;
+    }
+    t
+};
+
+/// f log2(f) in 1/16 bits.
+#[inline(always)]
+fn flog(f: u32) -> u64 {
+    match FLOG.get(f as usize) {
+        Some(&v) => v as u64,
+        None => f as u64 * log2_x16(f) as u64,
+    }
+}
+
+/// Merges neighbouring blocks (block k runs from point `bounds[k]` to `bounds[k + 1]`), the
+/// merge that saves the most bits under `price` first, while one saves more than `margin`.
+fn merge(bounds: &mut Vec<usize>, mut price: impl FnMut(usize, usize) -> u64, margin: u64) {
+    if bounds.len() < 3 {
+        return;
+    }
+    let mut cost: Vec<u64> = bounds.windows(2).map(|w| price(w[0], w[1])).collect();
+    let mut joined: Vec<u64> = bounds.windows(3).map(|w| price(w[0], w[2])).collect();
+    loop {
+        // The merge that saves the most bits (the first on ties).
+        let mut best: Option<(usize, u64)> = None;
+        for (k, &j) in joined.iter().enumerate() {
+            let apart = cost[k] + cost[k + 1];
+            if j.saturating_add(margin) < apart && best.is_none_or(|(_, s)| apart - j > s) {
+                best = Some((k, apart - j));
             }
         }
-        bounds.windows(2).map(|w| self.block(w[0], w[1])).collect()
+        let Some((k, _)) = best else { break };
+        cost[k] = joined[k];
+        cost.remove(k + 1);
+        bounds.remove(k + 1);
+        joined.remove(k);
+        if k > 0 {
+            joined[k - 1] = price(bounds[k - 1], bounds[k + 1]);
+        }
+        if k < joined.len() {
+            joined[k] = price(bounds[k], bounds[k + 2]);
+        }
     }
 }
 
@@ -150,11 +234,13 @@ mod tests {
     use super::super::matchfind::xorshift;
     use super::*;
 
+    const GRID: usize = 4096;
+
     /// Records `data` as literals with a match of length 5 at every 7th byte, as a planning
     /// parser would, and chooses its blocks.
     fn plan_for(data: &[u8]) -> Vec<Block> {
         let (mut sb, mut plan) = (SymBuf::default(), Plan::default());
-        plan.begin(0);
+        plan.begin(0, GRID);
         let mut p = 0;
         while p < data.len() {
             if p % 7 == 6 && p + 5 <= data.len() {
@@ -243,7 +329,7 @@ mod tests {
             data.extend((0..5_000 + 997 * k).map(|_| base + (rnd() % (4 + k as u64)) as u8));
         }
         let (mut sb, mut plan) = (SymBuf::default(), Plan::default());
-        plan.begin(0);
+        plan.begin(0, GRID);
         for (p, &b) in data.iter().enumerate() {
             sb.lit(b);
             if p + 1 >= plan.next {

@@ -12,17 +12,18 @@
 //! candidate allows. Symbols are priced by their information content (in 1/16 bits) in the
 //! previous parse: each pass's parse prices the next pass, and a window's last parse prices
 //! the next window's first pass, so the parse and the codes converge across windows and not
-//! only within one (levels 10/11/12 run 1/2/3 passes). Only a stream's first window starts
+//! only within one (levels 10/11/12 run 1/1/2 passes). Only a stream's first window starts
 //! from a static model, and gets one pass more. Starting every window from the static model
 //! cost 0.4% of ratio at one pass (corpus at level 12's depth 3.675 -> 3.661) and 0.1% at two.
 //! The prices never outlive a stream ([`Ctx::start_stream`]), so output does not depend on
 //! what a reused context compressed before, nor on the thread count.
-//! The parse records the whole segment without ending a block; the blocks are then chosen by
-//! their exact cost (`plan.rs`, [`Ctx::end_planned`]).
+//! The blocks are chosen by cost after the parse (`plan.rs`), as at levels 2-9. The figures
+//! on windows and first passes below were measured when the statistics splitter chose them.
 #![forbid(unsafe_code)]
 
 use crate::deflate::bt::Bt;
 use crate::deflate::ctx::Ctx;
+use crate::deflate::huffman::log2_x16;
 use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
 
 /// Bytes parsed per dynamic program: long enough for stable statistics, short enough that the
@@ -40,19 +41,6 @@ const UNUSED_COST: u32 = 13;
 const EXTRA_FIRST: u32 = 1;
 /// Costs are in 1/SCALE bits.
 const SCALE: u32 = 16;
-
-/// 16 log2(x) for x >= 1 to within 0.75 (a twentieth of a bit), in integers so the output does
-/// not depend on the platform's floating-point library.
-fn log2_x16(x: u32) -> u32 {
-    // round(16 log2(1 + (i + 1/2) / 32)) for the five bits after the leading one.
-    const FRAC: [u32; 32] = [
-        0, 1, 2, 2, 3, 4, 4, 5, 5, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 11, 12, 12, 13, 13, 14, 14,
-        14, 15, 15, 15, 16,
-    ];
-    let k = 31 - x.leading_zeros();
-    let m = if k >= 5 { x >> (k - 5) } else { x << (5 - k) } & 31;
-    16 * k + FRAC[m as usize]
-}
 
 /// Symbol prices in 1/SCALE bits.
 #[derive(Clone)]
@@ -113,8 +101,8 @@ impl Costs {
 /// length-3 matches.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let mut mf = ctx.bt.take().unwrap_or_else(|| Bt::new(ctx.window_bits));
-    // Length-3 matches (levels 11 and 12): corpus 3.671 -> 3.677, sample 4.168 -> 4.185 at
-    // level 12 when it ran four passes from static prices, 7-9% slower.
+    // Length-3 matches (levels 11 and 12): per-file corpus 3.6746 -> 3.6803 at level 10's
+    // depth, 9% slower.
     mf.hash3 = ctx.row.hash3;
     let passes = ctx.row.passes.max(1);
     mf.reset();
@@ -133,7 +121,6 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let mut first: Vec<u32> = Vec::new();
     let mut cost: Vec<u32> = Vec::new();
     let mut choice: Vec<(u16, u16)> = Vec::new();
-    ctx.begin_planned(start);
     let mut w0 = start;
     while w0 < buf.len() {
         let w1 = (w0 + WINDOW).min(buf.len());
@@ -230,23 +217,9 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
                 ctx.sb.matched(l as u32, d as u32);
                 i += l as usize;
             }
-            ctx.sym_planned(w0 + i);
+            ctx.sym_done(buf, w0 + i);
         }
         w0 = w1;
     }
-    ctx.end_planned(buf);
     ctx.bt = Some(mf);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::log2_x16;
-
-    #[test]
-    fn log2_x16_is_within_a_twentieth_of_a_bit() {
-        for x in (1..5000u32).chain([65535, 1 << 20, u32::MAX]) {
-            let exact = 16.0 * (x as f64).log2();
-            assert!((log2_x16(x) as f64 - exact).abs() <= 0.75, "x {x}");
-        }
-    }
 }
