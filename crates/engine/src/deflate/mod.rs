@@ -8,7 +8,9 @@
 //! preceding window as history and ends its last block, so the compressed bytes depend only on
 //! the data (and the flush points the caller asked for), never on how the input was split into
 //! calls. Blocks are emitted as the cheapest of stored, fixed and dynamic Huffman by exact cost
-//! (see `block.rs`), and end when the symbol buffer fills or the statistics shift (`split.rs`).
+//! (see `block.rs`). At levels 2-12 the block boundaries are chosen by cost once a segment is
+//! parsed (`plan.rs`); at level 1 a block ends when the symbol buffer fills or the statistics
+//! shift (`split.rs`).
 #![forbid(unsafe_code)]
 
 mod bitwriter;

@@ -1,4 +1,5 @@
-//! Block splitting on symbol statistics (the idea of libdeflate's block splitter).
+//! Block splitting on symbol statistics (the idea of libdeflate's block splitter), for level 1,
+//! whose speed cannot pay for choosing blocks by cost (`plan.rs`, levels 2-12).
 //!
 //! Every 512 symbols or so the splitter compares the distribution of the symbols since its last
 //! look, counted as they are recorded (`SymBuf::obs`) by libdeflate's observation types (a
