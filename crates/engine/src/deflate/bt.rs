@@ -108,6 +108,20 @@ impl Bt {
         // Longest length that may be recorded; below 3 nothing is.
         let rec_max = rec_end.saturating_sub(pos).min(max);
         let v = load32(buf, pos);
+        // The next position's tree root and 3-byte slot, fetched while this one walks.
+        if pos + 5 <= end {
+            let v1 = load32(buf, pos + 1);
+            crate::arch::prefetch(
+                &self.head,
+                (v1.wrapping_mul(0x1E35_A7BD) >> (32 - HASH_BITS)) as usize,
+            );
+            if self.hash3 {
+                crate::arch::prefetch(
+                    &self.head3,
+                    ((v1 << 8).wrapping_mul(0x1E35_A7BD) >> (32 - HASH3_BITS)) as usize,
+                );
+            }
+        }
         // A candidate `c` (held as c + 1 in `cur`) is in the window while `cur > cutoff`.
         let cutoff = pos.saturating_sub(max_dist.min(self.mask));
         if self.hash3 {
