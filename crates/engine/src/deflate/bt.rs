@@ -48,6 +48,18 @@ const HASH_BITS: u32 = 16;
 /// log2 of the number of 3-byte hash slots.
 const HASH3_BITS: u32 = 15;
 
+/// Tree root of the four bytes `v`.
+#[inline(always)]
+fn hash4(v: u32) -> usize {
+    (v.wrapping_mul(0x1E35_A7BD) >> (32 - HASH_BITS)) as usize
+}
+
+/// 3-byte table slot of the first three bytes of `v`.
+#[inline(always)]
+fn hash3(v: u32) -> usize {
+    ((v << 8).wrapping_mul(0x1E35_A7BD) >> (32 - HASH3_BITS)) as usize
+}
+
 impl Bt {
     /// Trees for a window of `1 << window_bits`.
     pub fn new(window_bits: u8) -> Bt {
@@ -111,22 +123,15 @@ impl Bt {
         // The next position's tree root and 3-byte slot, fetched while this one walks.
         if pos + 5 <= end {
             let v1 = load32(buf, pos + 1);
-            crate::arch::prefetch(
-                &self.head,
-                (v1.wrapping_mul(0x1E35_A7BD) >> (32 - HASH_BITS)) as usize,
-            );
+            crate::arch::prefetch(&self.head, hash4(v1));
             if self.hash3 {
-                crate::arch::prefetch(
-                    &self.head3,
-                    ((v1 << 8).wrapping_mul(0x1E35_A7BD) >> (32 - HASH3_BITS)) as usize,
-                );
+                crate::arch::prefetch(&self.head3, hash3(v1));
             }
         }
         // A candidate `c` (held as c + 1 in `cur`) is in the window while `cur > cutoff`.
         let cutoff = pos.saturating_sub(max_dist.min(self.mask));
         if self.hash3 {
-            let h3 = ((v << 8).wrapping_mul(0x1E35_A7BD) >> (32 - HASH3_BITS)) as usize;
-            let slot3 = &mut self.head3[h3];
+            let slot3 = &mut self.head3[hash3(v)];
             let c3 = *slot3 as usize;
             *slot3 = pos as u32 + 1;
             // First in the list: the lengths increase.
@@ -134,7 +139,7 @@ impl Bt {
                 out.push((3, (pos + 1 - c3) as u16));
             }
         }
-        let h = (v.wrapping_mul(0x1E35_A7BD) >> (32 - HASH_BITS)) as usize;
+        let h = hash4(v);
         let mut cur = self.head[h] as usize;
         self.head[h] = pos as u32 + 1;
         let mask = self.mask;
