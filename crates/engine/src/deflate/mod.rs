@@ -341,8 +341,10 @@ fn container_len(format: Format) -> usize {
 /// An upper bound on [`compress`]'s output for `input_len` bytes, never exceeded at any level;
 /// at least zlib's compressBound so zlib callers' buffers suffice.
 pub fn compress_bound(format: Format, input_len: usize) -> usize {
-    // Every block costs at most its stored size; blocks cover >= 8 KiB except one per segment,
-    // so the overhead is < 5.25 bytes per 8 KiB plus one block per segment: below n/1024.
+    // Every block costs at most its stored size, and one that costs more than its bytes covers
+    // >= 8 KiB (the statistics splitter's minimum block; the planner's `Blocks::settle`)
+    // unless it is its segment's only block, so the overhead is < 5.25 bytes per 8 KiB plus
+    // one block per segment: below n/1024.
     input_len + (input_len >> 10) + 64 + container_len(format)
 }
 

@@ -35,6 +35,8 @@ use std::ops::Range;
 /// 3.480 / 3.966, 3.481 / 3.967 (twice the speed of exact pricing alone), 3.481 / 3.967 and
 /// 3.481 / 3.969 (no faster than exact alone).
 const MARGIN: u64 = 30;
+/// Blocks shorter than this may not compress to more than their size (see [`Blocks::settle`]).
+const MIN_STORED_BYTES: usize = 8192;
 /// The estimate's header bits per symbol used, in 1/16 bits (3, 4.5 and 6 bits gave the same
 /// ratio within 0.03%; 4.5 was fastest).
 const HDR_PER_SYM: u64 = 72;
@@ -164,17 +166,22 @@ impl Plan {
         if self.points.last().map(|p| p.pos) != Some(end) {
             self.mark(sb, end);
         }
-        let mut bounds: Vec<usize> = (0..self.points.len()).collect();
-        merge(&mut bounds, |a, b| self.estimate(a, b), MARGIN);
-        merge(
-            &mut bounds,
-            |a, b| {
-                let k = self.block(a, b);
-                enc.cost(&k.lf, &k.df, k.bytes.len(), codes)
-            },
-            0,
-        );
-        bounds.windows(2).map(|w| self.block(w[0], w[1])).collect()
+        let mut estimate = |a, b| self.estimate(a, b);
+        let mut rough = Blocks::new((0..self.points.len()).collect(), &mut estimate);
+        rough.merge(&mut estimate, MARGIN);
+        let mut exact = |a, b| {
+            let k = self.block(a, b);
+            enc.cost(&k.lf, &k.df, k.bytes.len(), codes)
+        };
+        let mut blocks = Blocks::new(rough.bounds, &mut exact);
+        blocks.merge(&mut exact, 0);
+        let pts = &self.points;
+        blocks.settle(&mut exact, |a, b| pts[b].pos - pts[a].pos, MIN_STORED_BYTES);
+        blocks
+            .bounds
+            .windows(2)
+            .map(|w| self.block(w[0], w[1]))
+            .collect()
     }
 }
 
@@ -198,33 +205,86 @@ fn flog(f: u32) -> u64 {
     }
 }
 
-/// Merges neighbouring blocks (block k runs from point `bounds[k]` to `bounds[k + 1]`), the
-/// merge that saves the most bits under `price` first, while one saves more than `margin`.
-fn merge(bounds: &mut Vec<usize>, mut price: impl FnMut(usize, usize) -> u64, margin: u64) {
-    if bounds.len() < 3 {
-        return;
+/// Blocks between points: block k runs from point `bounds[k]` to `bounds[k + 1]` and costs
+/// `cost[k]`; `joined[k]` is the cost of blocks k and k + 1 as one.
+struct Blocks {
+    bounds: Vec<usize>,
+    cost: Vec<u64>,
+    joined: Vec<u64>,
+}
+
+impl Blocks {
+    /// Prices the blocks between `bounds`.
+    fn new(bounds: Vec<usize>, price: &mut impl FnMut(usize, usize) -> u64) -> Blocks {
+        let cost = bounds.windows(2).map(|w| price(w[0], w[1])).collect();
+        let joined = bounds.windows(3).map(|w| price(w[0], w[2])).collect();
+        Blocks {
+            bounds,
+            cost,
+            joined,
+        }
     }
-    let mut cost: Vec<u64> = bounds.windows(2).map(|w| price(w[0], w[1])).collect();
-    let mut joined: Vec<u64> = bounds.windows(3).map(|w| price(w[0], w[2])).collect();
-    loop {
-        // The merge that saves the most bits (the first on ties).
-        let mut best: Option<(usize, u64)> = None;
-        for (k, &j) in joined.iter().enumerate() {
-            let apart = cost[k] + cost[k + 1];
-            if j.saturating_add(margin) < apart && best.is_none_or(|(_, s)| apart - j > s) {
-                best = Some((k, apart - j));
-            }
-        }
-        let Some((k, _)) = best else { break };
-        cost[k] = joined[k];
-        cost.remove(k + 1);
-        bounds.remove(k + 1);
-        joined.remove(k);
+
+    /// Joins blocks k and k + 1 and prices the new pairs.
+    fn join(&mut self, k: usize, price: &mut impl FnMut(usize, usize) -> u64) {
+        let b = &mut self.bounds;
+        self.cost[k] = self.joined[k];
+        self.cost.remove(k + 1);
+        b.remove(k + 1);
+        self.joined.remove(k);
         if k > 0 {
-            joined[k - 1] = price(bounds[k - 1], bounds[k + 1]);
+            self.joined[k - 1] = price(b[k - 1], b[k + 1]);
         }
-        if k < joined.len() {
-            joined[k] = price(bounds[k], bounds[k + 2]);
+        if k < self.joined.len() {
+            self.joined[k] = price(b[k], b[k + 2]);
+        }
+    }
+
+    /// Joins neighbours, the pair whose join saves the most bits first (the first on ties),
+    /// while a join saves more than `margin`.
+    fn merge(&mut self, price: &mut impl FnMut(usize, usize) -> u64, margin: u64) {
+        loop {
+            let mut best: Option<(usize, u64)> = None;
+            for (k, &j) in self.joined.iter().enumerate() {
+                let apart = self.cost[k] + self.cost[k + 1];
+                if j.saturating_add(margin) < apart && best.is_none_or(|(_, s)| apart - j > s) {
+                    best = Some((k, apart - j));
+                }
+            }
+            let Some((k, _)) = best else { break };
+            self.join(k, price);
+        }
+    }
+
+    /// Joins every block shorter than `min_bytes` (`bytes(a, b)` is the length from point a
+    /// to point b) that compresses to more bits than its bytes (so it would be stored, at 5
+    /// bytes of overhead) to the neighbour it costs less to join, until there is none. Then
+    /// only blocks of `min_bytes` or more carry overhead over their size, which is what
+    /// [`crate::deflate::compress_bound`] counts on.
+    fn settle(
+        &mut self,
+        price: &mut impl FnMut(usize, usize) -> u64,
+        bytes: impl Fn(usize, usize) -> usize,
+        min_bytes: usize,
+    ) {
+        while self.cost.len() > 1 {
+            let b = &self.bounds;
+            let Some(k) = (0..self.cost.len()).find(|&k| {
+                let n = bytes(b[k], b[k + 1]);
+                n < min_bytes && self.cost[k] > 8 * n as u64
+            }) else {
+                break;
+            };
+            // The extra cost of joining with the left and with the right neighbour.
+            let extra = |j: usize| self.joined[j] as i64 - (self.cost[j] + self.cost[j + 1]) as i64;
+            let k = if k == 0 {
+                0
+            } else if k == self.joined.len() || extra(k - 1) <= extra(k) {
+                k - 1
+            } else {
+                k
+            };
+            self.join(k, price);
         }
     }
 }
@@ -318,6 +378,40 @@ mod tests {
         assert!(blocks.len() <= 2);
         let (split, whole) = split_and_whole(&blocks);
         assert!(split <= whole, "{split} {whole}");
+    }
+
+    /// Short incompressible stretches between compressible ones would each be a stored block
+    /// of their own (5 bytes of overhead per 2 KiB, over the size bound's budget): they must
+    /// be joined until every block that costs more than its bytes is 8 KiB or longer.
+    #[test]
+    fn short_blocks_never_cost_more_than_their_bytes() {
+        let mut rnd = xorshift(5);
+        let mut data: Vec<u8> = Vec::new();
+        for _ in 0..30 {
+            data.extend((0..2048).map(|_| b"abcdefgh"[rnd() as usize % 8]));
+            data.extend((0..2048).map(|_| rnd() as u8));
+        }
+        let (mut sb, mut plan) = (SymBuf::default(), Plan::default());
+        plan.begin(0, 2048);
+        for (p, &b) in data.iter().enumerate() {
+            sb.lit(b);
+            if p + 1 >= plan.next {
+                plan.mark(&sb, p + 1);
+            }
+        }
+        let mut enc = Encoder::default();
+        let blocks = plan.choose(&sb, data.len(), &mut enc, BlockCodes::Any);
+        check_tiling(&blocks, data.len());
+        assert!(blocks.len() > 2);
+        for b in &blocks {
+            let bits = enc.cost(&b.lf, &b.df, b.bytes.len(), BlockCodes::Any);
+            let n = b.bytes.len();
+            assert!(
+                n >= MIN_STORED_BYTES || bits <= 8 * n as u64,
+                "{:?}",
+                b.bytes
+            );
+        }
     }
 
     #[test]
