@@ -1,10 +1,11 @@
 //! Fuzz target: arbitrary bytes compressed with an arbitrary level, strategy, container and
 //! flush/split schedule by the streaming `Deflater` (and the whole-buffer path), then decoded
 //! and compared. The decoder is miniz_oxide until `hyperz_engine::inflate` lands; the whole-
-//! buffer output must also equal the streamed output when no flushes were requested.
+//! buffer output must stay within `compress_bound`, and equal the streamed output when no
+//! flushes were requested.
 #![no_main]
 
-use hyperz_engine::deflate::{compress, Deflater, Flush, Params, Strategy};
+use hyperz_engine::deflate::{compress, compress_bound, Deflater, Flush, Params, Strategy};
 use hyperz_engine::format::Format;
 use libfuzzer_sys::fuzz_target;
 
@@ -95,7 +96,10 @@ fuzz_target!(|input: &[u8]| {
         }
     }
     assert_eq!(decode(format, &z), data);
+    // The whole-buffer path never exceeds the bound callers size their buffers by.
+    let whole = compress(format, data, level);
+    assert!(whole.len() <= compress_bound(format, data.len()));
     if !flushed && window_bits == 15 && input[3] / 7 % 9 == 7 && strategy == Strategy::Default {
-        assert_eq!(compress(format, data, level), z);
+        assert_eq!(whole, z);
     }
 });
