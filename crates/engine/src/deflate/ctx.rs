@@ -124,6 +124,10 @@ impl Ctx {
     /// Chooses the blocks of `buf[block_start..end]` (`plan.rs`) and writes all but the last,
     /// which stays open.
     fn write_planned(&mut self, buf: &[u8], end: usize) {
+        if self.plan.is_one_block(end) {
+            // The open block is the plan (no allocation for a short segment).
+            return;
+        }
         let mut blocks = self.plan.choose(&self.sb, end, &mut self.enc, self.codes);
         let Some(last) = blocks.pop() else {
             return;

@@ -63,12 +63,17 @@ pub struct Block {
 /// The snapshots of the segment being parsed.
 #[derive(Clone, Default)]
 pub struct Plan {
+    /// The snapshots; none until the first grid step (a segment shorter than the grid is one
+    /// block and allocates nothing), then the first block's start and each step.
     points: Vec<Point>,
     /// Input position at or past which the next snapshot is taken.
     pub next: usize,
     /// Where the grid starts (the segment's start), and its step.
-    start: usize,
+    origin: usize,
     grid: usize,
+    /// Where the first block starts: the segment's start, or after [`Plan::restart`] the
+    /// start of the block kept open.
+    from: usize,
 }
 
 impl Plan {
@@ -76,13 +81,8 @@ impl Plan {
     /// boundaries every `grid` bytes.
     pub fn begin(&mut self, start: usize, grid: usize) {
         self.points.clear();
-        self.points.push(Point {
-            sym: 0,
-            pos: start,
-            lf: [0; 286],
-            df: [0; 30],
-        });
-        self.start = start;
+        self.origin = start;
+        self.from = start;
         self.grid = grid;
         self.next = start + grid;
     }
@@ -91,13 +91,8 @@ impl Plan {
     /// position `from` and now holds all of `sb`'s symbols, up to `pos`: that block is one
     /// stretch (it may still merge with what follows).
     pub fn restart(&mut self, sb: &SymBuf, from: usize, pos: usize) {
-        self.points.truncate(1);
-        self.points[0] = Point {
-            sym: 0,
-            pos: from,
-            lf: [0; 286],
-            df: [0; 30],
-        };
+        self.points.clear();
+        self.from = from;
         if pos > from {
             self.mark(sb, pos);
         }
@@ -105,13 +100,21 @@ impl Plan {
 
     /// Snapshots `sb` (the segment's symbols so far) as a boundary at input position `pos`.
     pub fn mark(&mut self, sb: &SymBuf, pos: usize) {
+        if self.points.is_empty() {
+            self.points.push(Point {
+                sym: 0,
+                pos: self.from,
+                lf: [0; 286],
+                df: [0; 30],
+            });
+        }
         self.points.push(Point {
             sym: sb.syms.len(),
             pos,
             lf: sb.lit_freq[..286].try_into().unwrap(),
             df: sb.dist_freq,
         });
-        self.next = pos + self.grid - (pos - self.start) % self.grid;
+        self.next = pos + self.grid - (pos - self.origin) % self.grid;
     }
 
     /// The block from point `a` to point `b`.
@@ -154,6 +157,15 @@ impl Plan {
         (part(&a.lf, &b.lf) + part(&a.df, &b.df)) / 16 + 40
     }
 
+    /// Whether the segment up to input position `end` is one stretch, so one block.
+    pub fn is_one_block(&self, end: usize) -> bool {
+        match self.points.len() {
+            0 => true,
+            2 => self.points[1].pos == end,
+            _ => false,
+        }
+    }
+
     /// Chooses the blocks of the segment ending at input position `end`, `sb` holding all its
     /// symbols (recorded since [`Plan::begin`]). Returns them in order.
     pub fn choose(
@@ -163,6 +175,17 @@ impl Plan {
         enc: &mut Encoder,
         codes: BlockCodes,
     ) -> Vec<Block> {
+        if self.is_one_block(end) {
+            // All of `sb`, as recorded.
+            let mut lf = sb.lit_freq;
+            lf[256] = 1;
+            return vec![Block {
+                syms: 0..sb.syms.len(),
+                bytes: self.from..end,
+                lf,
+                df: sb.dist_freq,
+            }];
+        }
         if self.points.last().map(|p| p.pos) != Some(end) {
             self.mark(sb, end);
         }
