@@ -176,6 +176,17 @@ struct Sizes {
     cl_lens: [u8; 19],
 }
 
+impl Sizes {
+    /// Bits of the cheaper Huffman block `codes` allows, and whether it is the dynamic one.
+    fn coded(&self, codes: BlockCodes) -> (u64, bool) {
+        if codes == BlockCodes::Any && self.dynamic < self.fixed {
+            (self.dynamic, true)
+        } else {
+            (self.fixed, false)
+        }
+    }
+}
+
 /// Extra bits of the length and distance symbols counted in `lf` and `df`.
 fn extra_bits(lf: &[u32; 288], df: &[u32; 30]) -> u64 {
     let l: u64 = (0..29)
@@ -215,8 +226,7 @@ impl Encoder {
         codes: BlockCodes,
     ) {
         let z = self.size(lf, df);
-        let use_dyn = codes == BlockCodes::Any && z.dynamic < z.fixed;
-        let best = if use_dyn { z.dynamic } else { z.fixed };
+        let (best, use_dyn) = z.coded(codes);
         if stored_cost(raw.len(), w.bit_phase()) <= best {
             write_stored(w, raw, last);
         } else if use_dyn {
@@ -255,13 +265,10 @@ impl Encoder {
         raw_len: usize,
         codes: BlockCodes,
     ) -> u64 {
-        let z = self.size(lf, df);
-        let coded = if codes == BlockCodes::Any {
-            z.dynamic.min(z.fixed)
-        } else {
-            z.fixed
-        };
-        coded.min(stored_cost(raw_len, 0))
+        self.size(lf, df)
+            .coded(codes)
+            .0
+            .min(stored_cost(raw_len, 0))
     }
 
     /// Builds the dynamic code for `lf` and `df` (lengths in `lit_lens` and `dist_lens`, the

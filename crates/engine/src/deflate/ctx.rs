@@ -1,7 +1,8 @@
 //! The per-stream compression context every strategy works on: the resolved level row, the bit
 //! writer, the symbol buffer with the start of the open block, and the block encoder. A
 //! strategy parses `buf[start..]` (with `buf[..start]` as history) and calls [`Ctx::sym_done`]
-//! after each symbol so blocks end when the symbol buffer is full or the statistics shift.
+//! after each symbol so blocks end when the symbol buffer is full or the statistics shift, or,
+//! at levels with a grid, so the plan (`plan.rs`) snapshots its counts.
 #![forbid(unsafe_code)]
 
 use super::bitwriter::BitWriter;
@@ -24,7 +25,8 @@ pub struct Ctx {
     pub sb: SymBuf,
     /// Position in the segment buffer where the open block starts.
     pub block_start: usize,
-    /// Symbols per block before it must end (from memLevel).
+    /// Symbols per block before it must end (from memLevel); a planned segment chooses its
+    /// blocks so far once it holds four times as many.
     pub max_syms: usize,
     /// Largest distance a match may have (the window size).
     pub max_dist: usize,
@@ -110,6 +112,8 @@ impl Ctx {
         // memLevel) the blocks so far are chosen and written.
         if self.sb.syms.len() >= 4 * self.max_syms {
             self.write_planned(buf, pos);
+            // The block kept open is one stretch of the plan that goes on.
+            self.plan.restart(&self.sb, self.block_start, pos);
         }
     }
 
@@ -145,7 +149,6 @@ impl Ctx {
         }
         self.sb.keep(last.syms.start, &last.lf, &last.df);
         self.block_start = last.bytes.start;
-        self.plan.restart(&self.sb, last.bytes.start, end);
     }
 
     /// Writes the open block covering `buf[block_start..pos]`.

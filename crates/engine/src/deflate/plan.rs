@@ -9,21 +9,23 @@
 //! count a dynamic program over all boundaries would.
 //!
 //! Merging runs twice. First by an estimate (the symbols' entropy plus 4.5 bits of header per
-//! symbol used), while a merge saves more than `MARGIN` bits: it does most merges at a
-//! twentieth of the cost. Then by the encoder's exact price (header, code-length RLE, symbols,
-//! extra bits; the cheapest of dynamic, fixed and stored) over the blocks left.
+//! symbol used), while a merge saves more than `MARGIN` bits: it does most merges, at a few
+//! times less cost each. Then by the encoder's exact price (header, code-length RLE, symbols,
+//! extra bits; the cheapest of dynamic, fixed and stored) over the blocks left. Last, a short
+//! block that would be stored is joined to a neighbour ([`Blocks::settle`]).
 //!
 //! The statistics splitter (`split.rs`) decides on the fly from symbol-class histograms and
 //! cannot see what a split costs in header or saves in code fit. Corpus / sample ratio at
-//! MB/s, statistics splitter -> this (grid):
-//! - level 2 (8 KiB): 3.304 / 3.745 at 127.6 / 144.7 -> 3.318 / 3.797 at 125.8 / 132.9;
-//! - level 6 (8 KiB): 3.473 / 3.953 at 77.5 / 82.5 -> 3.480 / 3.963 at 77.4 / 81.0;
+//! MB/s, statistics splitter -> this (grid), in interleaved runs:
+//! - level 2 (8 KiB): 3.304 / 3.745 at 130 / 144 -> 3.318 / 3.797 at 122 / 127;
+//! - level 6 (8 KiB): 3.473 / 3.953 at 78.8 / 84.2 -> 3.480 / 3.963 at 76.5 / 80.1;
 //! - level 10 (2 KiB): 3.666 / 4.152 at 10.4 / 12.0 -> 3.674 / 4.161 at 10.2 / 11.9.
 //!
-//! Exact pricing alone, on a 4 KiB grid, gave the same ratios, at level 6 at 59 MB/s. A
+//! Exact pricing alone, on a 4 KiB grid, gave the same ratios, at level 6 at 59 MB/s (75 with
+//! the estimate first); the estimate alone lost most of the gain (level 6 corpus 3.474). A
 //! dynamic program over all boundaries, exact, found the same ratio as merging at five times
-//! the pricings. Level 1 keeps the statistics splitter: on the same grid it would gain 0.6%
-//! of ratio (3.085 -> 3.102 on the corpus) but lose 12% of its speed.
+//! the pricings. Level 1 keeps the statistics splitter: on an 8 KiB grid it would gain 0.5%
+//! of ratio (3.085 -> 3.099 on the corpus) but lose 9% of its speed (14% on the sample).
 #![forbid(unsafe_code)]
 
 use super::block::{BlockCodes, Encoder, SymBuf};
