@@ -177,17 +177,6 @@ impl Plan {
         enc: &mut Encoder,
         codes: BlockCodes,
     ) -> Vec<Block> {
-        if self.is_one_block(end) {
-            // All of `sb`, as recorded.
-            let mut lf = sb.lit_freq;
-            lf[256] = 1;
-            return vec![Block {
-                syms: 0..sb.syms.len(),
-                bytes: self.from..end,
-                lf,
-                df: sb.dist_freq,
-            }];
-        }
         if self.points.last().map(|p| p.pos) != Some(end) {
             self.mark(sb, end);
         }
