@@ -28,7 +28,8 @@
 //! `hash3_tab`) adds the length-3 matches the trees, keyed by four bytes, do not hold.
 #![forbid(unsafe_code)]
 
-use super::matchfind::{load32, match_len, MAX_MATCH};
+use super::matchfind::{load32, match_len, match_len_order, MAX_MATCH};
+use std::hint::select_unpredictable;
 
 /// Binary trees keyed by 4-byte hashes.
 #[derive(Clone)]
@@ -156,32 +157,29 @@ impl Bt {
                 return if best > 3 { best } else { 0 };
             }
             let c = cur - 1;
+            let cs = 2 * (c & mask);
+            // The children are loaded while the bytes are compared (one cache line).
+            let pair: [u32; 2] = child[cs..cs + 2].try_into().unwrap();
             let known = lt_len.min(gt_len);
-            let len = known + match_len(buf, c + known, pos + known, max - known);
+            let (more, lt) = match_len_order(buf, c + known, pos + known, max - known);
+            let len = known + more;
             if RECORD && len > best && best < rec_max {
                 debug_assert_eq!(len, match_len(buf, c, pos, max), "known prefix overstated");
                 best = len.min(rec_max);
                 out.push((best as u16, (pos - c) as u16));
             }
-            let cs = 2 * (c & mask);
             if len >= nice {
-                child[pend_lt] = child[cs];
-                child[pend_gt] = child[cs + 1];
+                child[pend_lt] = pair[0];
+                child[pend_gt] = pair[1];
                 return if best > 3 { best } else { 0 };
             }
-            // Each side loads its child itself: an index selected from the comparison would
-            // make the next load wait for this candidate's bytes, a likely cache miss.
-            if buf[c + len] < buf[pos + len] {
-                child[pend_lt] = cur as u32;
-                pend_lt = cs + 1;
-                lt_len = len;
-                cur = child[cs + 1] as usize;
-            } else {
-                child[pend_gt] = cur as u32;
-                pend_gt = cs;
-                gt_len = len;
-                cur = child[cs] as usize;
-            }
+            let pend = select_unpredictable(lt, pend_lt, pend_gt);
+            child[pend] = cur as u32;
+            pend_lt = select_unpredictable(lt, cs + 1, pend_lt);
+            pend_gt = select_unpredictable(lt, pend_gt, cs);
+            lt_len = select_unpredictable(lt, len, lt_len);
+            gt_len = select_unpredictable(lt, gt_len, len);
+            cur = select_unpredictable(lt, pair[1], pair[0]) as usize;
             depth -= 1;
         }
     }

@@ -43,6 +43,32 @@ pub fn match_len(buf: &[u8], a: usize, b: usize, max: usize) -> usize {
     n
 }
 
+/// [`match_len`], and whether the first differing byte of `buf[a..]` is below that of
+/// `buf[b..]` (meaningless when the length is `max`). The binary trees need both: the order
+/// comes from the words already compared, without reading the bytes again.
+#[inline(always)]
+pub fn match_len_order(buf: &[u8], a: usize, b: usize, max: usize) -> (usize, bool) {
+    let (x, y) = (&buf[a..a + max], &buf[b..b + max]);
+    let mut n = 0;
+    while n + 8 <= x.len() {
+        let (wa, wb) = (load64(x, n), load64(y, n));
+        let d = wa ^ wb;
+        if d != 0 {
+            // Byte-swapped, the first differing byte is the most significant one.
+            let lt = wa.swap_bytes() < wb.swap_bytes();
+            return (n + (d.trailing_zeros() / 8) as usize, lt);
+        }
+        n += 8;
+    }
+    while n < x.len() {
+        if x[n] != y[n] {
+            return (n, x[n] < y[n]);
+        }
+        n += 1;
+    }
+    (n, false)
+}
+
 /// Largest hash table (memLevel 9): 2^16 buckets.
 pub const HEAD_SIZE: usize = 1 << 16;
 /// Largest window: 32 KiB of chain links.
