@@ -122,6 +122,35 @@ fn chunking_does_not_change_output() {
     }
 }
 
+/// Levels 10-12 cut their input into larger segments than levels 1-9 (`OPTIMAL_SEGMENT`):
+/// over several of them, with runs across the segment ends, streaming in random pieces gives
+/// the whole-buffer bytes, which decode to the input with the system zlib too.
+#[test]
+fn optimal_levels_stream_across_their_segments() {
+    let mut data: Vec<u8> = sample_files().into_iter().flat_map(|(_, d)| d).collect();
+    let mut r = Rng(23);
+    data.extend(r.bytes(100_000));
+    for edge in [1usize << 20, 2 << 20] {
+        data[edge - 300..edge + 300].fill(b'z');
+    }
+    assert!(data.len() > (2 << 20) + 300);
+    let mut ck = Checker::new("optimal segments");
+    for (level, format) in [(10, Format::Raw), (12, Format::Gzip)] {
+        let whole = compress(format, &data, level);
+        let p = Params {
+            level,
+            ..Params::default()
+        };
+        let z = stream(&mut Deflater::new(format, p).unwrap(), &data, &mut r, false);
+        assert!(
+            z == whole,
+            "level {level}: streamed output differs from whole-buffer"
+        );
+        ck.add(&whole, format, &data);
+    }
+    ck.check();
+}
+
 #[test]
 fn window_bits_and_mem_levels() {
     let mut ck = Checker::new("wbits");

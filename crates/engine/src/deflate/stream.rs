@@ -1,21 +1,23 @@
 //! The streaming compressor with zlib's semantics (deflate, deflateParams, deflatePrime,
 //! deflateSetDictionary, deflatePending, deflateReset).
 //!
-//! Input is buffered behind up to one window of history and parsed in [`SEGMENT`]-byte
-//! segments at the same stream offsets the whole-buffer path uses, so with `Flush::None` the
-//! output is byte-identical to [`super::compress`] however the input is split. Compressed bytes
-//! wait in the bit writer's buffer (`pending`) until the caller's output has room; a new segment
-//! is only parsed once the previous one's output has been delivered, bounding memory to about
-//! one segment of input and one of output.
+//! Input is buffered behind up to one window of history and parsed in segments of the level's
+//! size ([`SEGMENT`], or [`OPTIMAL_SEGMENT`] at levels 10-12) at the same stream offsets the
+//! whole-buffer path uses, so with `Flush::None` the output is byte-identical to
+//! [`super::compress`] however the input is split. Compressed bytes wait in the bit writer's
+//! buffer (`pending`) until the caller's output has room; a new segment is only parsed once the
+//! previous one's output has been delivered, bounding memory to about one segment of input and
+//! one of output.
 #![forbid(unsafe_code)]
 
 use super::block::write_stored;
 use super::container;
 use super::ctx::Ctx;
 use super::{
-    apply_strategy, make_ctx, segment, DeflateError, DeflateStatus, Flush, Params, Strategy,
-    LEVELS, SEGMENT,
+    apply_strategy, make_ctx, segment, DeflateError, DeflateStatus, Flush, Params, Strategy, LEVELS,
 };
+#[cfg(doc)]
+use super::{OPTIMAL_SEGMENT, SEGMENT};
 use crate::checksum::{adler32, crc32};
 use crate::format::{Format, GzipHeader};
 
@@ -131,8 +133,9 @@ impl Deflater {
             if self.pending_bytes() > 0 {
                 break;
             }
-            if self.inbuf.len() - self.hist > SEGMENT {
-                let (h, end) = (self.hist, self.hist + SEGMENT);
+            let seg = self.ctx.row.segment as usize;
+            if self.inbuf.len() - self.hist > seg {
+                let (h, end) = (self.hist, self.hist + seg);
                 segment(
                     &mut self.ctx,
                     self.params.strategy,
@@ -146,7 +149,7 @@ impl Deflater {
                 continue;
             }
             if st.consumed < input.len() {
-                let room = SEGMENT + 1 - (self.inbuf.len() - self.hist);
+                let room = (seg + 1).saturating_sub(self.inbuf.len() - self.hist);
                 let take = (input.len() - st.consumed).min(room);
                 let chunk = &input[st.consumed..st.consumed + take];
                 self.update_check(chunk);
