@@ -173,6 +173,11 @@ impl Bt {
                 child[pend_gt] = pair[1];
                 return if best > 3 { best } else { 0 };
             }
+            // The candidate goes to the side it sorts to, and the walk follows it there.
+            // Which side that is, is a coin toss a branch would mispredict half the time, so
+            // the next node and pending slot are selected without one, from the order the
+            // compared words gave (no byte read again): L10-12 8-9% faster than branching on
+            // a byte comparison (either change alone: flat, +3-5%).
             let pend = select_unpredictable(lt, pend_lt, pend_gt);
             child[pend] = cur as u32;
             pend_lt = select_unpredictable(lt, cs + 1, pend_lt);

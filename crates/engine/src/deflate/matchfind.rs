@@ -307,6 +307,33 @@ mod tests {
 
     /// Short segments of text-like, periodic and random bytes: the small tables find exactly
     /// the matches the full ones do, at every position and depth, for each memory level.
+    /// The order bit is the first differing byte's comparison, wherever it falls: in the
+    /// first word, a later word, the byte tail, or nowhere (equal up to `max`).
+    #[test]
+    fn match_len_order_agrees_with_the_bytes() {
+        let mut rnd = xorshift(0x51_7CC1_B727_220Au64);
+        let mut buf = vec![0u8; 700];
+        for _ in 0..20_000 {
+            for b in buf.iter_mut() {
+                // Few distinct bytes: long common prefixes.
+                *b = b"ab\x00\xff"[(rnd() % 4) as usize];
+            }
+            let a = (rnd() % 300) as usize;
+            let b = a + 1 + (rnd() % 100) as usize;
+            // Copy a prefix so the first difference lands at any offset.
+            let same = (rnd() % 280) as usize;
+            for i in 0..same.min(buf.len() - b) {
+                buf[b + i] = buf[a + i];
+            }
+            let max = ((rnd() % 259) as usize).min(buf.len() - b);
+            let (n, lt) = match_len_order(&buf, a, b, max);
+            assert_eq!(n, match_len(&buf, a, b, max));
+            if n < max {
+                assert_eq!(lt, buf[a + n] < buf[b + n], "a {a} b {b} n {n}");
+            }
+        }
+    }
+
     #[test]
     fn small_chains_find_what_full_chains_find() {
         let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15u64);
