@@ -80,8 +80,20 @@ pub const VERSION: &std::ffi::CStr = c"1.2.13";
 /// `sizeof(z_stream)`.
 pub const STREAM_SIZE: c_int = std::mem::size_of::<ZStream>() as c_int;
 
+/// A `dlsym` result as the function-pointer type `F` the caller's field declares.
+///
+/// # Safety
+/// `p` must be the address of a function whose C signature `F` spells out.
+unsafe fn func<F: Copy>(p: *mut libc::c_void) -> F {
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of_val(&p));
+    // SAFETY: same size (checked); the caller vouches for the signature.
+    unsafe { std::mem::transmute_copy::<*mut libc::c_void, F>(&p) }
+}
+
 impl Zlib {
     /// Loads the zlib at `path` (kept loaded for the life of the process).
+    ///
+    /// Each symbol becomes the function-pointer type of the field it fills (`func`).
     pub fn load(name: &'static str, path: &Path) -> Zlib {
         let p = CString::new(path.to_str().unwrap()).unwrap();
         // SAFETY: dlopen with a valid C string; the handle is never closed.
@@ -99,31 +111,31 @@ impl Zlib {
         unsafe {
             Zlib {
                 name,
-                deflate_init2: std::mem::transmute(sym("deflateInit2_")),
-                deflate: std::mem::transmute(sym("deflate")),
-                deflate_end: std::mem::transmute(sym("deflateEnd")),
-                deflate_reset: std::mem::transmute(sym("deflateReset")),
-                deflate_params: std::mem::transmute(sym("deflateParams")),
-                deflate_set_dictionary: std::mem::transmute(sym("deflateSetDictionary")),
-                deflate_bound: std::mem::transmute(sym("deflateBound")),
-                deflate_pending: std::mem::transmute(sym("deflatePending")),
-                deflate_prime: std::mem::transmute(sym("deflatePrime")),
-                deflate_copy: std::mem::transmute(sym("deflateCopy")),
-                inflate_init2: std::mem::transmute(sym("inflateInit2_")),
-                inflate: std::mem::transmute(sym("inflate")),
-                inflate_end: std::mem::transmute(sym("inflateEnd")),
-                inflate_reset: std::mem::transmute(sym("inflateReset")),
-                inflate_set_dictionary: std::mem::transmute(sym("inflateSetDictionary")),
-                inflate_sync: std::mem::transmute(sym("inflateSync")),
-                inflate_copy: std::mem::transmute(sym("inflateCopy")),
-                compress2: std::mem::transmute(sym("compress2")),
-                compress_bound: std::mem::transmute(sym("compressBound")),
-                uncompress: std::mem::transmute(sym("uncompress")),
-                uncompress2: std::mem::transmute(sym("uncompress2")),
-                crc32: std::mem::transmute(sym("crc32")),
-                adler32: std::mem::transmute(sym("adler32")),
-                crc32_combine: std::mem::transmute(sym("crc32_combine")),
-                adler32_combine: std::mem::transmute(sym("adler32_combine")),
+                deflate_init2: func(sym("deflateInit2_")),
+                deflate: func(sym("deflate")),
+                deflate_end: func(sym("deflateEnd")),
+                deflate_reset: func(sym("deflateReset")),
+                deflate_params: func(sym("deflateParams")),
+                deflate_set_dictionary: func(sym("deflateSetDictionary")),
+                deflate_bound: func(sym("deflateBound")),
+                deflate_pending: func(sym("deflatePending")),
+                deflate_prime: func(sym("deflatePrime")),
+                deflate_copy: func(sym("deflateCopy")),
+                inflate_init2: func(sym("inflateInit2_")),
+                inflate: func(sym("inflate")),
+                inflate_end: func(sym("inflateEnd")),
+                inflate_reset: func(sym("inflateReset")),
+                inflate_set_dictionary: func(sym("inflateSetDictionary")),
+                inflate_sync: func(sym("inflateSync")),
+                inflate_copy: func(sym("inflateCopy")),
+                compress2: func(sym("compress2")),
+                compress_bound: func(sym("compressBound")),
+                uncompress: func(sym("uncompress")),
+                uncompress2: func(sym("uncompress2")),
+                crc32: func(sym("crc32")),
+                adler32: func(sym("adler32")),
+                crc32_combine: func(sym("crc32_combine")),
+                adler32_combine: func(sym("adler32_combine")),
             }
         }
     }

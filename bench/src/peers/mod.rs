@@ -84,7 +84,7 @@ pub(crate) mod testutil {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
             let word = ["alpha ", "beta ", "gamma ", "delta\n", "epsilon "][(x >> 16) as usize % 5];
             v.extend_from_slice(word.as_bytes());
-            if x % 7 == 0 {
+            if x.is_multiple_of(7) {
                 v.push((x >> 8) as u8);
             }
         }

@@ -105,7 +105,7 @@ impl Peer for ZlibNg {
             s.next_out = out.as_mut_ptr();
             s.avail_out = fits_u32(bound)?;
             let rc = ng::deflate(stream_ptr(&mut s), Z_FINISH);
-            let produced = s.total_out as usize;
+            let produced = s.total_out;
             ng::deflateEnd(stream_ptr(&mut s));
             if rc != Z_STREAM_END {
                 return Err(format!("zng_deflate returned {rc}"));
@@ -134,7 +134,7 @@ impl Peer for ZlibNg {
             s.next_out = out.as_mut_ptr();
             s.avail_out = fits_u32(expected_len)?;
             let rc = ng::inflate(stream_ptr(&mut s), Z_FINISH);
-            let produced = s.total_out as usize;
+            let produced = s.total_out;
             ng::inflateEnd(stream_ptr(&mut s));
             if rc != Z_STREAM_END {
                 return Err(format!("zng_inflate returned {rc}"));

@@ -17,7 +17,7 @@ impl Progress {
     pub fn new(total: Option<u64>, label: &str, quiet: bool) -> Progress {
         let wanted = !quiet
             && std::io::stderr().is_terminal()
-            && total.map_or(true, |t| t >= MIN_BYTES_FOR_BAR);
+            && total.is_none_or(|t| t >= MIN_BYTES_FOR_BAR);
         if !wanted {
             return Progress { bar: None };
         }

@@ -25,7 +25,7 @@ impl FaultPlan {
         engine == self.engine
             && self.nth_job > 0
             && if self.repeat {
-                count % self.nth_job == 0
+                count.is_multiple_of(self.nth_job)
             } else {
                 count == self.nth_job
             }

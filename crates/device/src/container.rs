@@ -152,7 +152,10 @@ pub fn parse_header(
         Format::Zlib => {
             need(input, 2)?;
             let (cmf, flg) = (input[0], input[1]);
-            if cmf & 0x0f != 8 || cmf >> 4 > 7 || (cmf as u16 * 256 + flg as u16) % 31 != 0 {
+            if cmf & 0x0f != 8
+                || cmf >> 4 > 7
+                || !(cmf as u16 * 256 + flg as u16).is_multiple_of(31)
+            {
                 return bad(0);
             }
             if flg & 0x20 != 0 {

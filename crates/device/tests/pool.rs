@@ -128,7 +128,7 @@ fn many_threads_submit_concurrently() {
                     let k = live[wait_any(&refs)];
                     let out = hs[k].take().unwrap().wait().unwrap().data;
                     let i = k as u8;
-                    if i % 2 == 0 {
+                    if i.is_multiple_of(2) {
                         assert_eq!(out, vec![t, i]);
                     } else {
                         let data: Vec<u8> = (0..5000u32).map(|k| (k as u8) ^ t ^ i).collect();

@@ -414,7 +414,7 @@ fn header_crc_mismatch() {
 #[test]
 fn header_too_long() {
     let mut g = gzip_header(8);
-    g.extend(std::iter::repeat(b'x').take(70_000));
+    g.extend(std::iter::repeat_n(b'x', 70_000));
     g.push(0);
     g.extend(compress(Format::Raw, b"", 6));
     g.extend([0; 8]);

@@ -244,11 +244,13 @@ impl DeflateStream {
                 self.account(&st);
                 return st;
             }
-        } else if input.is_empty() && flush.rank() <= old && flush != Flush::Finish {
-            if !matches!(self.mode, Mode::Inline(_)) {
-                st.code = Z_BUF_ERROR;
-                return st;
-            }
+        } else if input.is_empty()
+            && flush.rank() <= old
+            && flush != Flush::Finish
+            && !matches!(self.mode, Mode::Inline(_))
+        {
+            st.code = Z_BUF_ERROR;
+            return st;
         }
         let r = match self.mode {
             Mode::Buffer(_) => self.step_buffer(input, output, flush, &mut st),

@@ -183,7 +183,7 @@ pub(crate) unsafe fn state_of<'a, T: ZState>(strm: *mut z_stream) -> Option<&'a 
     }
     // SAFETY: every state we install starts with a StateHead (see ZState).
     let head = unsafe { &*st };
-    if head.magic != T::MAGIC || head.strm != strm as *const z_stream {
+    if head.magic != T::MAGIC || !std::ptr::eq(head.strm, strm) {
         return None;
     }
     // SAFETY: the magic says the state is a T.

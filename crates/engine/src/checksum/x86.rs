@@ -37,7 +37,7 @@ pub(crate) fn crc32(crc: u32, data: &[u8]) -> Option<u32> {
 /// (the bit-inverted CRC) and returns the register after Barrett reduction.
 #[target_feature(enable = "pclmulqdq,sse2,sse4.1")]
 unsafe fn crc32_fold(reg: u32, data: &[u8]) -> u32 {
-    debug_assert!(data.len() >= 64 && data.len() % 16 == 0);
+    debug_assert!(data.len() >= 64 && data.len().is_multiple_of(16));
     // x^(4*128+32) and x^(4*128-32) mod P, for folding 512 bits at a time (low, high).
     let k1k2 = _mm_set_epi64x(0x1_c6e4_1596, 0x1_5444_2bd4);
     // x^(128+32) and x^(128-32) mod P, for folding 128 bits.
@@ -119,7 +119,7 @@ const BLOCK: usize = 5536;
 /// AVX2 Adler-32 over `data`, whose length is a multiple of 32.
 #[target_feature(enable = "avx2")]
 unsafe fn adler32_avx2(adler: u32, data: &[u8]) -> u32 {
-    debug_assert!(data.len() % 32 == 0);
+    debug_assert!(data.len().is_multiple_of(32));
     // Byte i of a 32-byte chunk adds (32 - i) times itself to the second sum.
     let weights = _mm256_set_epi8(
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,

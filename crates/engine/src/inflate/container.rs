@@ -31,7 +31,7 @@ pub fn parse_zlib(b: &[u8]) -> Result<Option<(Header, usize)>, (ErrorKind, usize
         return Ok(None);
     }
     let (cmf, flg) = (b[0], b[1]);
-    if cmf & 0x0f != 8 || (cmf >> 4) > 7 || ((cmf as u16) << 8 | flg as u16) % 31 != 0 {
+    if cmf & 0x0f != 8 || (cmf >> 4) > 7 || !((cmf as u16) << 8 | flg as u16).is_multiple_of(31) {
         return Err((ErrorKind::BadZlibHeader, 0));
     }
     let window_bits = (cmf >> 4) + 8;

@@ -146,7 +146,7 @@ impl Core {
 
     /// True after a stored block's header, before its length (zlib's `inflateSyncPoint`).
     pub fn at_stored_start(&self) -> bool {
-        self.state == State::StoredLen && self.bitcnt % 8 == 0
+        self.state == State::StoredLen && self.bitcnt.is_multiple_of(8)
     }
 
     /// True between blocks (for `Z_BLOCK`-style stopping and `data_type`).

@@ -161,7 +161,7 @@ mod tests {
         let mut v = Vec::with_capacity(len);
         while v.len() < len {
             let r = rnd();
-            if v.len() > 64 && r % 3 == 0 {
+            if v.len() > 64 && r.is_multiple_of(3) {
                 let dist = 1 + (r >> 8) as usize % v.len().min(40_000);
                 let n = (4 + (r >> 32) as usize % 40).min(len - v.len());
                 let from = v.len() - dist;
