@@ -2,12 +2,12 @@
 //! deflateSetDictionary, deflatePending, deflateReset).
 //!
 //! Input is buffered behind up to one window of history and parsed in segments of the level's
-//! size ([`SEGMENT`], or [`OPTIMAL_SEGMENT`] at levels 10-12) at the same stream offsets the
-//! whole-buffer path uses, so with `Flush::None` the output is byte-identical to
-//! [`super::compress`] however the input is split. Compressed bytes wait in the bit writer's
-//! buffer (`pending`) until the caller's output has room; a new segment is only parsed once the
-//! previous one's output has been delivered, bounding memory to about one segment of input and
-//! one of output.
+//! size ([`SEGMENT`](super::SEGMENT), or [`OPTIMAL_SEGMENT`](super::OPTIMAL_SEGMENT) at levels
+//! 10-12) at the same stream offsets the whole-buffer path uses, so with `Flush::None` the
+//! output is byte-identical to [`super::compress`] however the input is split. Compressed bytes
+//! wait in the bit writer's buffer (`pending`) until the caller's output has room; a new segment
+//! is only parsed once the previous one's output has been delivered, bounding memory to about
+//! one segment of input and one of output.
 #![forbid(unsafe_code)]
 
 use super::block::write_stored;
@@ -16,8 +16,6 @@ use super::ctx::Ctx;
 use super::{
     apply_strategy, make_ctx, segment, DeflateError, DeflateStatus, Flush, Params, Strategy, LEVELS,
 };
-#[cfg(doc)]
-use super::{OPTIMAL_SEGMENT, SEGMENT};
 use crate::checksum::{adler32, crc32};
 use crate::format::{Format, GzipHeader};
 
@@ -149,7 +147,7 @@ impl Deflater {
                 continue;
             }
             if st.consumed < input.len() {
-                let room = (seg + 1).saturating_sub(self.inbuf.len() - self.hist);
+                let room = seg + 1 - (self.inbuf.len() - self.hist);
                 let take = (input.len() - st.consumed).min(room);
                 let chunk = &input[st.consumed..st.consumed + take];
                 self.update_check(chunk);
