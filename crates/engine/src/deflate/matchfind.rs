@@ -45,7 +45,8 @@ pub fn match_len(buf: &[u8], a: usize, b: usize, max: usize) -> usize {
 
 /// [`match_len`], and whether the first differing byte of `buf[a..]` is below that of
 /// `buf[b..]` (meaningless when the length is `max`). The binary trees need both: the order
-/// comes from the words already compared, without reading the bytes again.
+/// comes from the words already compared, without reading the bytes again. The two stay
+/// separate: `match_len` as this function's length measured 1-2% slower at levels 1 and 2.
 #[inline(always)]
 pub fn match_len_order(buf: &[u8], a: usize, b: usize, max: usize) -> (usize, bool) {
     let (x, y) = (&buf[a..a + max], &buf[b..b + max]);
