@@ -198,8 +198,17 @@ pub struct LevelRow {
     /// Candidate block boundaries every `grid` input bytes, chosen by cost (`plan.rs`); 0:
     /// blocks end where the statistics splitter (`split.rs`) says.
     pub grid: u32,
-    /// Bytes per segment ([`SEGMENT`] or [`OPTIMAL_SEGMENT`]).
-    pub segment: u32,
+}
+
+impl LevelRow {
+    /// Bytes per segment: [`OPTIMAL_SEGMENT`] for the near-optimal parser (whose trees
+    /// re-search the history at each segment start), [`SEGMENT`] for the others.
+    pub const fn segment(&self) -> usize {
+        match self.parser {
+            Parser::Optimal => OPTIMAL_SEGMENT,
+            _ => SEGMENT,
+        }
+    }
 }
 
 const fn row(parser: Parser, depth: u32, nice: u32) -> LevelRow {
@@ -212,7 +221,6 @@ const fn row(parser: Parser, depth: u32, nice: u32) -> LevelRow {
         passes: 0,
         hash3: false,
         grid: 0,
-        segment: SEGMENT as u32,
     }
 }
 
@@ -226,7 +234,6 @@ const fn optimal_row(depth: u32, nice: u32, passes: u32, hash3: bool) -> LevelRo
     LevelRow {
         passes,
         hash3,
-        segment: OPTIMAL_SEGMENT as u32,
         ..row(Parser::Optimal, depth, nice)
     }
 }
@@ -334,7 +341,7 @@ fn segment(ctx: &mut Ctx, strategy: Strategy, data: &[u8], pos: usize, end: usiz
 /// Compresses all of `data[pos..]` (history before `pos`): whole segments (of the row's size)
 /// while more than one segment remains, then the rest with BFINAL = `last`.
 fn compress_all(ctx: &mut Ctx, strategy: Strategy, data: &[u8], mut pos: usize, last: bool) {
-    let seg = ctx.row.segment as usize;
+    let seg = ctx.row.segment();
     while data.len() - pos > seg {
         segment(ctx, strategy, data, pos, pos + seg, false);
         pos += seg;

@@ -131,7 +131,7 @@ impl Deflater {
             if self.pending_bytes() > 0 {
                 break;
             }
-            let seg = self.ctx.row.segment as usize;
+            let seg = self.ctx.row.segment();
             if self.inbuf.len() - self.hist > seg {
                 let (h, end) = (self.hist, self.hist + seg);
                 segment(
