@@ -56,6 +56,12 @@ fn main() {
                 c.compress(Format::Raw, data, &mut out);
                 best = best.min(t.elapsed().as_secs_f64());
             }
+            // A ratio is only worth reporting for a stream that decodes to the input.
+            let back = hyperz_engine::inflate::decompress(Format::Raw, &out).expect("decodes");
+            assert!(
+                back == *data,
+                "level {l}: the stream does not decode to the input"
+            );
             println!(
                 "{l:>5} {:>8.3} {:>9.1}",
                 data.len() as f64 / out.len() as f64,
