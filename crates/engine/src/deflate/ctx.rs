@@ -163,7 +163,7 @@ impl Ctx {
     }
 
     /// New hash chains for this stream's window and memory level.
-    pub fn new_chains<const H: usize, const P: usize>(&self) -> Chains<H, P> {
+    pub fn new_chains<const H: usize, const P: usize, const Q: usize>(&self) -> Chains<H, P, Q> {
         Chains::new(self.window_bits, self.hash_bits)
     }
 

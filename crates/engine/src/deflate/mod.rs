@@ -195,6 +195,10 @@ pub struct LevelRow {
     pub passes: u32,
     /// Near-optimal parser: also report length-3 matches (a 3-byte hash table).
     pub hash3: bool,
+    /// Chain parsers: chain five-byte hashes, with a four-byte head, where the segment's
+    /// shortest worthwhile match is four bytes or more (`matchfind.rs`); four-byte chains
+    /// otherwise and when unset.
+    pub chain5: bool,
     /// Candidate block boundaries every `grid` input bytes, chosen by cost (`plan.rs`); 0:
     /// blocks end where the statistics splitter (`split.rs`) says.
     pub grid: u32,
@@ -220,6 +224,7 @@ const fn row(parser: Parser, depth: u32, nice: u32) -> LevelRow {
         good: 32,
         passes: 0,
         hash3: false,
+        chain5: false,
         grid: 0,
     }
 }
@@ -238,13 +243,19 @@ const fn optimal_row(depth: u32, nice: u32, passes: u32, hash3: bool) -> LevelRo
     }
 }
 
-/// A lazy row with zlib's look-ahead limits.
+/// A lazy row with zlib's look-ahead limits, on five-byte chains.
 const fn lazy_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
     LevelRow {
         lazy,
         good,
+        chain5: true,
         ..row(Parser::Lazy, depth, nice)
     }
+}
+
+/// `r` on four-byte chains.
+const fn chain4(r: LevelRow) -> LevelRow {
+    LevelRow { chain5: false, ..r }
 }
 
 /// A lazy2 row.
@@ -273,18 +284,25 @@ const fn lazy2_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
 /// 10.3, (24, 96, 1, yes) 3.6803 at 9.4, (35, 128, 1, yes) 3.6830 at 9.0, (50, 150, 1, yes)
 /// 3.6851 at 8.7, (100, 258, 2, yes) 3.6885 at 6.5, (200, 258, 2, yes) 3.6890 at 6.5; three
 /// passes gained nothing more. Depth is cheap in the binary trees; each pass costs about as
-/// much as finding the matches at depth 50.
+/// much as finding the matches at depth 50. The lazy rows were chosen again for five-byte
+/// chains (`chain5`; per-file corpus ratio at MB/s, four-byte chains before): L4 (12 -> 8)
+/// 3.4265 at 94 -> 3.4383 at 97, L5 (12 -> 8) 3.4631 at 85 -> 3.4728 at 84, L6 (16 -> 11)
+/// 3.4806 at 78 -> 3.4879 at 80, L7 (40 -> 30) 3.5225 at 59 -> 3.5268 at 63, L8 (150) 3.5537
+/// at 35 -> 3.5544 at 40; the sample gains 0.1-0.2% at each, at the same speed or more. Level
+/// 9 keeps four-byte chains: on five-byte ones its ratio stopped at 3.5626 (depth 600, 25 MB/s)
+/// against 3.5642 at 23. The greedy levels keep them too: on five-byte chains they gained
+/// only what a deeper four-byte search gains at the same speed.
 pub const LEVELS: [LevelRow; 13] = [
     row(Parser::Stored, 0, 0),
     row(Parser::Fast, 3, 258),
     planned(row(Parser::Greedy, 6, 16), 8192),
     planned(row(Parser::Greedy, 12, 24), 8192),
-    planned(lazy_row(12, 32, 8, 4), 8192),
-    planned(lazy2_row(12, 48, 16, 8), 8192),
-    planned(lazy2_row(16, 64, 16, 8), 8192),
-    planned(lazy2_row(40, 128, 32, 8), 4096),
+    planned(lazy_row(8, 32, 8, 4), 8192),
+    planned(lazy2_row(8, 48, 16, 8), 8192),
+    planned(lazy2_row(11, 64, 16, 8), 8192),
+    planned(lazy2_row(30, 128, 32, 8), 4096),
     planned(lazy2_row(150, 258, 258, 32), 4096),
-    planned(lazy2_row(400, 258, 258, 32), 4096),
+    planned(chain4(lazy2_row(400, 258, 258, 32)), 4096),
     planned(optimal_row(24, 96, 1, false), 2048),
     planned(optimal_row(50, 150, 1, true), 2048),
     planned(optimal_row(200, 258, 2, true), 2048),

@@ -30,46 +30,56 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, ahead: u32) {
 }
 
 /// [`run`] with the chains kept in `slot` (allocated on first use, reset for this segment).
-fn run_with<const H: usize, const P: usize>(
+fn run_with<const H: usize, const P: usize, const Q: usize>(
     ctx: &mut Ctx,
-    slot: fn(&mut Ctx) -> &mut Option<Chains<H, P>>,
+    slot: fn(&mut Ctx) -> &mut Option<Chains<H, P, Q>>,
     buf: &[u8],
     start: usize,
     ahead: u32,
 ) {
     let mut mf = slot(ctx).take().unwrap_or_else(|| ctx.new_chains());
     mf.reset(buf.len());
-    match ahead {
-        0 => parse::<H, P, 0>(ctx, &mut mf, buf, start),
-        1 => parse::<H, P, 1>(ctx, &mut mf, buf, start),
-        _ => parse::<H, P, 2>(ctx, &mut mf, buf, start),
+    // The lazy parsers raise the minimum where literals are cheap; greedy parsing, which
+    // cannot trade a literal for a better match later, gained nothing from it and ran slower.
+    let min = if ahead > 0 {
+        ctx.min_match.max(crate::deflate::minlen::from_sample(
+            &buf[start..],
+            ctx.row.depth,
+        ))
+    } else {
+        ctx.min_match
+    };
+    // Five-byte chains where a match needs four bytes anyway (text); data whose literals
+    // cost a full byte (executables, tables) keeps its short matches on four-byte chains.
+    let long = ctx.row.chain5 && min >= 4;
+    match (ahead, long) {
+        (0, false) => parse::<H, P, Q, 0, false>(ctx, &mut mf, buf, start, min),
+        (0, true) => parse::<H, P, Q, 0, true>(ctx, &mut mf, buf, start, min),
+        (1, false) => parse::<H, P, Q, 1, false>(ctx, &mut mf, buf, start, min),
+        (1, true) => parse::<H, P, Q, 1, true>(ctx, &mut mf, buf, start, min),
+        (_, false) => parse::<H, P, Q, 2, false>(ctx, &mut mf, buf, start, min),
+        (_, true) => parse::<H, P, Q, 2, true>(ctx, &mut mf, buf, start, min),
     }
     *slot(ctx) = Some(mf);
 }
 
-/// [`run`] with chains of either size, compiled for each look-ahead.
-fn parse<const H: usize, const P: usize, const AHEAD: u32>(
+/// [`run`] with chains of either size, compiled for each look-ahead and for four- or five-byte
+/// chains (`LONG`, the row's `chain5`; see `matchfind.rs`).
+fn parse<const H: usize, const P: usize, const Q: usize, const AHEAD: u32, const LONG: bool>(
     ctx: &mut Ctx,
-    mf: &mut Chains<H, P>,
+    mf: &mut Chains<H, P, Q>,
     buf: &[u8],
     start: usize,
+    min: usize,
 ) {
     let end = buf.len();
     let max_dist = ctx.max_dist;
     let depth = ctx.row.depth;
     let nice = ctx.row.nice as usize;
-    // The lazy parsers raise the minimum where literals are cheap; greedy parsing, which
-    // cannot trade a literal for a better match later, gained nothing from it and ran slower.
-    let min = if AHEAD > 0 {
-        ctx.min_match
-            .max(crate::deflate::minlen::from_sample(&buf[start..], depth))
-    } else {
-        ctx.min_match
-    };
     let lazy_max = (ctx.row.lazy as usize).min(nice);
     let good = ctx.row.good as usize;
     mf.next = start.saturating_sub(max_dist);
-    mf.insert_to(buf, start);
+    mf.insert_to::<LONG>(buf, start);
     let accept = |l: usize, d: usize| l >= min && (l > 3 || d <= TOO_FAR);
     // libdeflate's rule: a longer match is worth a literal unless its distance costs many more
     // bits; an equally long one only if it is much closer.
@@ -79,7 +89,7 @@ fn parse<const H: usize, const P: usize, const AHEAD: u32>(
     let mut p = start;
     let mut miss = 0usize;
     while p < end {
-        let (mut l, mut d) = mf.find(buf, p, min - 1, depth, nice, max_dist);
+        let (mut l, mut d) = mf.find::<LONG>(buf, p, min - 1, depth, nice, max_dist);
         if !accept(l, d) {
             // After MISS_LIMIT searches without a match the data looks incompressible: step
             // over more and more positions unsearched (they are still hashed).
@@ -97,7 +107,7 @@ fn parse<const H: usize, const P: usize, const AHEAD: u32>(
         while AHEAD > 0 && l < lazy_max && p + 1 < end {
             // A shallower search suffices to beat a match in hand, shallower still a good one.
             let dd = if l >= good { depth / 4 } else { depth / 2 };
-            let (l2, d2) = mf.find(buf, p + 1, l - 1, dd.max(1), nice, max_dist);
+            let (l2, d2) = mf.find::<LONG>(buf, p + 1, l - 1, dd.max(1), nice, max_dist);
             if l2 >= l && accept(l2, d2) && gain(l, d, l2, d2) > 2 {
                 ctx.sb.lit(buf[p]);
                 p += 1;
@@ -107,7 +117,8 @@ fn parse<const H: usize, const P: usize, const AHEAD: u32>(
             }
             // lazy2: a second look, for a match worth two literals.
             if AHEAD > 1 && p + 2 < end {
-                let (l3, d3) = mf.find(buf, p + 2, l - 1, (depth / 4).max(1), nice, max_dist);
+                let (l3, d3) =
+                    mf.find::<LONG>(buf, p + 2, l - 1, (depth / 4).max(1), nice, max_dist);
                 if l3 >= l && accept(l3, d3) && gain(l, d, l3, d3) > 6 {
                     ctx.sb.lit(buf[p]);
                     ctx.sb.lit(buf[p + 1]);
