@@ -5,8 +5,8 @@
 //! walks the chain newest-first up to `depth` candidates, comparing eight bytes at a time, and
 //! stops early at `nice` length.
 //!
-//! The chains hash four bytes, or five (`LONG`, the lazy levels on data whose shortest
-//! worthwhile match is four bytes, such as text). Then `head4` also keeps the most recent
+//! The chains hash four bytes, or five (`LONG`: the lazy levels on text-like data,
+//! [`minlen::long_keys`](super::minlen::long_keys)). Then `head4` also keeps the most recent
 //! position of each four-byte hash, and when the walk found nothing of five bytes or more,
 //! that one candidate is tried for a four-byte match. On text the chains of a four-byte hash
 //! fill with candidates that share only those four bytes ("the " before every other word), and

@@ -1,9 +1,10 @@
-//! The shortest match worth taking, from how cheap literals are.
+//! The shortest match worth taking, from how cheap literals are; and whether data is text-like
+//! enough for five-byte hash keys ([`long_keys`]).
 //!
 //! A match of length L replaces L literals. When the data uses few byte values (DNA, digits,
 //! sparse tables), a literal costs few bits and a short match, with its length and distance
 //! codes, costs more than the literals it replaces. The lazy parsers therefore ask for at least
-//! [`from_sample`] bytes: the smallest L with L * log2(alphabet) > [`MATCH_BITS`], between 3
+//! [`from_counts`] bytes over a [`sample`]: the smallest L with L * log2(alphabet) > [`MATCH_BITS`], between 3
 //! and 9, where the alphabet is the byte values seen more than once per 1024 literals (the
 //! idea of libdeflate's minimum-length choice). The order-0 entropy was tried instead: it is
 //! pulled down by one very common byte (zeros in executables) and cost 3% on `sum`.
@@ -12,8 +13,8 @@
 //! segment. It depends only on the data, so output stays deterministic. (Updating it from each
 //! finished block's literal counts made the parse loop 0.5-1% slower; sampling only the first
 //! 4 KiB lost 0.2% on a tar of Python sources, whose segments can start with a stretch of few
-//! byte values.) Text (60-90 byte values) gets 4 or 3, which the 4-byte hash chains give
-//! anyway, so only small-alphabet data changes: on the corpus kppkn.gtb goes from 4.605 to
+//! byte values.) Text (60-90 byte values) gets 4 or 3, which the match finders give anyway,
+//! so only small-alphabet data changes: on the corpus kppkn.gtb goes from 4.605 to
 //! 4.699 at level 4 and from 4.758 to 4.808 at level 6; a synthetic soft-masked FASTA from
 //! 2.943 to 2.972 and from 2.976 to 3.002 (5-15% slower there: more positions are searched
 //! when fewer matches qualify). Every other corpus file and a tar of /usr are unchanged.
@@ -28,15 +29,33 @@ const SAMPLE_BYTES: usize = 4096;
 /// Runs the sample is taken in.
 const RUNS: usize = 64;
 
-/// The shortest worthwhile match for literals counted in `freq` (256 byte counts), or `None`
-/// when there are too few to tell.
-pub fn from_counts(freq: &[u32], depth: u32) -> Option<usize> {
+/// Most byte values in common use for data to count as text-like: the match finders key it
+/// by five bytes instead of four ([`long_keys`]). Per 256 KiB segment, the corpus's texts use
+/// 35-70 values (`sum`, an executable, 95); a tar of executables 101-256, JPEG and PDF 255-256.
+const TEXT_VALUES: u64 = 96;
+
+/// Byte values seen more than once per 1024 literals counted in `freq`: the alphabet a literal
+/// is coded in; `None` when there are too few to tell.
+fn alphabet(freq: &[u32]) -> Option<u64> {
     let total: u32 = freq.iter().sum();
     if total < MIN_SAMPLE {
         return None;
     }
-    // Byte values seen more than once per 1024 literals: the alphabet a literal is coded in.
-    let used = freq.iter().filter(|&&c| c > total >> 10).count() as u64;
+    Some(freq.iter().filter(|&&c| c > total >> 10).count() as u64)
+}
+
+/// True when the data counted in `freq` is text-like (at most [`TEXT_VALUES`] byte values in
+/// common use): its matches are rarely worth taking at three bytes, and a hash of five bytes
+/// finds the longer ones sooner (`matchfind.rs`, `strategy/fast.rs`). False when there are too
+/// few counts to tell.
+pub fn long_keys(freq: &[u32]) -> bool {
+    alphabet(freq).is_some_and(|used| used <= TEXT_VALUES)
+}
+
+/// The shortest worthwhile match for literals counted in `freq` (256 byte counts), or `None`
+/// when there are too few to tell.
+pub fn from_counts(freq: &[u32], depth: u32) -> Option<usize> {
+    let used = alphabet(freq)?;
     // A shallow search rarely finds long matches: asking for one would leave only literals.
     let cap = match depth {
         0..=9 => 5,
@@ -52,10 +71,8 @@ pub fn from_counts(freq: &[u32], depth: u32) -> Option<usize> {
     Some(len as usize)
 }
 
-/// The shortest worthwhile match for a segment's new data `data`, from 64 runs of 64 bytes
-/// spread over it (all of it when shorter): the alphabet of the whole segment, so a stretch
-/// of few byte values at its start does not decide for the rest.
-pub fn from_sample(data: &[u8], depth: u32) -> usize {
+/// Byte counts of 64 runs of 64 bytes spread over `data` (all of it when shorter).
+pub fn sample(data: &[u8]) -> [u32; 256] {
     let mut freq = [0u32; 256];
     if data.len() <= SAMPLE_BYTES {
         for &b in data {
@@ -69,12 +86,31 @@ pub fn from_sample(data: &[u8], depth: u32) -> usize {
             }
         }
     }
-    from_counts(&freq, depth).unwrap_or(3)
+    freq
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shortest worthwhile match for `data`, as the lazy parser takes it.
+    fn from_sample(data: &[u8], depth: u32) -> usize {
+        from_counts(&sample(data), depth).unwrap_or(3)
+    }
+
+    /// Text takes five-byte keys; data using most byte values, and too little data to tell,
+    /// four.
+    #[test]
+    fn text_like_data_gets_long_keys() {
+        let lcg = |i: u32| i.wrapping_mul(2_654_435_761) >> 13;
+        let text: Vec<u8> = (0..300_000).map(|i| b' ' + (lcg(i) % 90) as u8).collect();
+        assert!(long_keys(&sample(&text)));
+        let wide: Vec<u8> = (0..300_000).map(|i| b' ' + (lcg(i) % 100) as u8).collect();
+        assert!(!long_keys(&sample(&wide)));
+        let bytes: Vec<u8> = (0..300_000).map(|i| lcg(i) as u8).collect();
+        assert!(!long_keys(&sample(&bytes)));
+        assert!(!long_keys(&sample(&text[..500])));
+    }
 
     #[test]
     fn smaller_alphabets_ask_for_longer_matches() {

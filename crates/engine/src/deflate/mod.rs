@@ -285,13 +285,13 @@ const fn lazy2_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
 /// 3.6851 at 8.7, (100, 258, 2, yes) 3.6885 at 6.5, (200, 258, 2, yes) 3.6890 at 6.5; three
 /// passes gained nothing more. Depth is cheap in the binary trees; each pass costs about as
 /// much as finding the matches at depth 50. The lazy rows were chosen again for five-byte
-/// chains (`chain5`; per-file corpus ratio at MB/s, four-byte chains before): L4 (12 -> 8)
-/// 3.4265 at 94 -> 3.4383 at 97, L5 (12 -> 8) 3.4631 at 85 -> 3.4728 at 84, L6 (16 -> 11)
-/// 3.4806 at 78 -> 3.4879 at 80, L7 (40 -> 30) 3.5225 at 59 -> 3.5268 at 63, L8 (150) 3.5537
-/// at 35 -> 3.5544 at 40; the sample gains 0.1-0.2% at each, at the same speed or more. Level
-/// 9 keeps four-byte chains: on five-byte ones its ratio stopped at 3.5626 (depth 600, 25 MB/s)
-/// against 3.5642 at 23. The greedy levels keep them too: on five-byte chains they gained
-/// only what a deeper four-byte search gains at the same speed.
+/// chains on text-like data (`chain5`; per-file corpus ratio at MB/s, four-byte chains
+/// before): L4 (depth 12 -> 8) 3.4265 at 94 -> 3.4412 at 92, L5 (12 -> 8) 3.4631 at 85 ->
+/// 3.4768 at 81, L6 (16 -> 10) 3.4806 at 78 -> 3.4878 at 78, L7 (40 -> 30) 3.5225 at 59 ->
+/// 3.5289 at 62, L8 (150) 3.5537 at 35 -> 3.5549 at 39; the sample gains 0.1-0.2% at each.
+/// Level 9 keeps four-byte chains: on five-byte ones its ratio stopped at 3.5626 (depth 600,
+/// 25 MB/s) against 3.5642 at 23. The greedy levels keep them too: on five-byte chains they
+/// gained only what a deeper four-byte search gains at the same speed.
 pub const LEVELS: [LevelRow; 13] = [
     row(Parser::Stored, 0, 0),
     row(Parser::Fast, 3, 258),
@@ -299,7 +299,7 @@ pub const LEVELS: [LevelRow; 13] = [
     planned(row(Parser::Greedy, 12, 24), 8192),
     planned(lazy_row(8, 32, 8, 4), 8192),
     planned(lazy2_row(8, 48, 16, 8), 8192),
-    planned(lazy2_row(11, 64, 16, 8), 8192),
+    planned(lazy2_row(10, 64, 16, 8), 8192),
     planned(lazy2_row(30, 128, 32, 8), 4096),
     planned(lazy2_row(150, 258, 258, 32), 4096),
     planned(chain4(lazy2_row(400, 258, 258, 32)), 4096),

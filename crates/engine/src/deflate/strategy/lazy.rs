@@ -11,6 +11,7 @@
 
 use crate::deflate::ctx::Ctx;
 use crate::deflate::matchfind::{Chains, SMALL_SEGMENT};
+use crate::deflate::minlen;
 
 /// A length-3 match further than this is not worth its distance bits (zlib uses 4096).
 const TOO_FAR: usize = 8192;
@@ -39,19 +40,18 @@ fn run_with<const H: usize, const P: usize, const Q: usize>(
 ) {
     let mut mf = slot(ctx).take().unwrap_or_else(|| ctx.new_chains());
     mf.reset(buf.len());
+    let freq = minlen::sample(&buf[start..]);
     // The lazy parsers raise the minimum where literals are cheap; greedy parsing, which
     // cannot trade a literal for a better match later, gained nothing from it and ran slower.
     let min = if ahead > 0 {
-        ctx.min_match.max(crate::deflate::minlen::from_sample(
-            &buf[start..],
-            ctx.row.depth,
-        ))
+        ctx.min_match
+            .max(minlen::from_counts(&freq, ctx.row.depth).unwrap_or(3))
     } else {
         ctx.min_match
     };
-    // Five-byte chains where a match needs four bytes anyway (text); data whose literals
-    // cost a full byte (executables, tables) keeps its short matches on four-byte chains.
-    let long = ctx.row.chain5 && min >= 4;
+    // Five-byte chains for text-like data; data with more byte values in use (executables,
+    // compressed files) keeps its short matches on four-byte chains.
+    let long = ctx.row.chain5 && minlen::long_keys(&freq);
     match (ahead, long) {
         (0, false) => parse::<H, P, Q, 0, false>(ctx, &mut mf, buf, start, min),
         (0, true) => parse::<H, P, Q, 0, true>(ctx, &mut mf, buf, start, min),
