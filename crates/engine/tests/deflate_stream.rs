@@ -122,6 +122,40 @@ fn chunking_does_not_change_output() {
     }
 }
 
+/// Pieces of one to three bytes, each sync-flushed: every segment is a few bytes after a few
+/// bytes of history, shorter than the eight-byte words the match finders read. Every level
+/// gives a stream that decodes to the input (with the system zlib, through Python).
+#[test]
+fn tiny_flushed_pieces_at_every_level() {
+    let data: Vec<u8> = b"abcabcabdabcabd the cat the hat "
+        .iter()
+        .cycle()
+        .take(160)
+        .copied()
+        .collect();
+    let mut r = Rng(5);
+    for level in 0..=12u32 {
+        let p = Params {
+            level,
+            ..Params::default()
+        };
+        let mut d = Deflater::new(Format::Raw, p).unwrap();
+        let mut out = vec![0u8; 4096];
+        let mut z = Vec::new();
+        let mut pos = 0;
+        while pos < data.len() {
+            let n = (1 + r.below(3)).min(data.len() - pos);
+            let fin = pos + n == data.len();
+            let flush = if fin { Flush::Finish } else { Flush::Sync };
+            let st = d.deflate(&data[pos..pos + n], &mut out, flush).unwrap();
+            assert_eq!(st.consumed, n);
+            z.extend_from_slice(&out[..st.produced]);
+            pos += n;
+        }
+        assert_eq!(py_decode(&z, -15).unwrap(), data, "level {level}");
+    }
+}
+
 /// Levels 10-12 cut their input into larger segments than levels 1-9 (`OPTIMAL_SEGMENT`):
 /// over several of them, with runs across the segment ends, streaming in random pieces gives
 /// the whole-buffer bytes, which decode to the input with the system zlib too.

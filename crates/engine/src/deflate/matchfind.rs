@@ -246,7 +246,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         if self.next < lim {
             // Each position with its eight bytes, a window of the input: no bounds check each.
             // The last seven positions of the buffer read theirs with `word`.
-            let fast = lim.min(buf.len() - 7).max(self.next);
+            let fast = lim.min(buf.len().saturating_sub(7)).max(self.next);
             if fast > self.next {
                 for (p, w) in (self.next..).zip(buf[self.next..fast + 7].windows(8)) {
                     self.put::<LONG>(p, load64(w, 0));
@@ -450,6 +450,27 @@ mod tests {
             ch.insert_to::<true>(&data, at);
             let got = ch.find::<true>(&data, at, 2, 64, MAX_MATCH, 1 << 15);
             assert_eq!(got, (4, at - c), "at {at} dist {dist}");
+        }
+    }
+
+    /// Buffers shorter than a word: every position is inserted (with its bytes read as zeros
+    /// past the end) and searched without reading out of bounds, on both kinds of chains.
+    #[test]
+    fn buffers_shorter_than_a_word() {
+        for len in 0..12usize {
+            let buf: Vec<u8> = (0..len).map(|i| b"abab"[i % 4]).collect();
+            let mut c: SmallChains = Chains::new(15, 16);
+            c.reset(len);
+            c.insert_to::<true>(&buf, len);
+            c.reset(len);
+            c.insert_to::<false>(&buf, len);
+            for p in 0..len {
+                let mut c: SmallChains = Chains::new(15, 16);
+                c.reset(len);
+                c.insert_to::<true>(&buf, p);
+                let (l, d) = c.find::<true>(&buf, p, 2, 8, MAX_MATCH, 1 << 15);
+                assert!(d == 0 || (l >= 3 && buf[p..p + l] == buf[p - d..p - d + l]));
+            }
         }
     }
 
