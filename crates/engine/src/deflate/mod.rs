@@ -277,7 +277,9 @@ const fn lazy2_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
 /// 3.897 at 53 / 3.496 at 47 -> 3.992 at 57 / 3.514 at 52; L8 3.908 / 3.511 -> 4.023 / 3.546
 /// at 30-31 MB/s; L9 3.917 at 24 / 3.515 at 25 -> 4.037 at 18 / 3.556 at 21. Level 1 hashes
 /// three positions inside each match: corpus / sample 3.042 / 3.502 with two, 3.085 / 3.544
-/// with three (1.5% slower), 3.105 / 3.558 with four (7-9% slower). Levels 2-12 choose their
+/// with three (1.5% slower), 3.105 / 3.558 with four (7-9% slower), with four-byte keys; with
+/// the five-byte keys it has on text since (`strategy/fast.rs`), 3.117 / 3.154 / 3.186 on the
+/// corpus with two, three or four, their speeds within 2%. Levels 2-12 choose their
 /// blocks by cost (`plan.rs`), on a grid of 8 KiB up to level 6, 4 KiB up to level 9 and
 /// 2 KiB above. The near-optimal rows (depth, nice, passes, length-3 matches) were chosen again
 /// then, as per-file corpus ratio (what the harness reports) at MB/s: (24, 96, 1) 3.6746 at
