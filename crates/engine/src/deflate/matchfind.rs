@@ -5,10 +5,10 @@
 //! walks the chain newest-first up to `depth` candidates, comparing eight bytes at a time, and
 //! stops early at `nice` length.
 //!
-//! The chains hash four bytes, or five (`LONG`: the lazy levels on text-like data,
-//! [`minlen::long_keys`](super::minlen::long_keys)). Then `head4` also keeps the most recent
-//! position of each four-byte hash, and when the walk found nothing of five bytes or more,
-//! that one candidate is tried for a four-byte match. On text the chains of a four-byte hash
+//! The chains hash four bytes, or five (`LONG`: text-like data,
+//! [`minlen::long_keys`](super::minlen::long_keys)). With five and `H4` (the lazy levels),
+//! `head4` also keeps the most recent position of each four-byte hash, and when the walk found
+//! nothing of five bytes or more, that one candidate is tried for a four-byte match. On text the chains of a four-byte hash
 //! fill with candidates that share only those four bytes ("the " before every other word), and
 //! a search spends most of its depth on them; chained on five bytes, the same depth reaches
 //! further back among candidates that can give a longer match, and the four-byte head keeps
@@ -217,12 +217,14 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             & (Q - 1)
     }
 
-    /// Links position `p`, whose bytes start `v`, into its chain (and, if `LONG`, its
+    /// Links position `p`, whose bytes start `v`, into its chain (and, if `LONG` and `H4`, its
     /// four-byte head).
     #[inline(always)]
-    fn put<const LONG: bool>(&mut self, p: usize, v: u64) {
+    fn put<const LONG: bool, const H4: bool>(&mut self, p: usize, v: u64) {
         let h = if LONG {
-            self.head4[self.hash4(v)] = p as u32 + 1;
+            if H4 {
+                self.head4[self.hash4(v)] = p as u32 + 1;
+            }
             self.hash5(v)
         } else {
             self.hash_4(v as u32)
@@ -241,7 +243,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
 
     /// Inserts every position from `self.next` up to `to` (exclusive) that has four readable bytes.
     #[inline(always)]
-    pub fn insert_to<const LONG: bool>(&mut self, buf: &[u8], to: usize) {
+    pub fn insert_to<const LONG: bool, const H4: bool>(&mut self, buf: &[u8], to: usize) {
         let lim = to.min(buf.len().saturating_sub(3));
         if self.next < lim {
             // Each position with its eight bytes, a window of the input: no bounds check each.
@@ -249,11 +251,11 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             let fast = lim.min(buf.len().saturating_sub(7)).max(self.next);
             if fast > self.next {
                 for (p, w) in (self.next..).zip(buf[self.next..fast + 7].windows(8)) {
-                    self.put::<LONG>(p, load64(w, 0));
+                    self.put::<LONG, H4>(p, load64(w, 0));
                 }
             }
             for p in fast..lim {
-                self.put::<LONG>(p, word(buf, p));
+                self.put::<LONG, H4>(p, word(buf, p));
             }
         }
         self.next = self.next.max(to);
@@ -266,7 +268,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     /// share registers. L6 +3% on the sample, +1.5% on a tar of /usr cut in 256 KiB blocks
     /// (its ELF part -2%).
     #[inline(always)]
-    pub fn find<const LONG: bool>(
+    pub fn find<const LONG: bool, const H4: bool>(
         &mut self,
         buf: &[u8],
         pos: usize,
@@ -277,7 +279,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     ) -> (usize, usize) {
         let end = buf.len();
         if pos + 4 > end {
-            self.insert_to::<LONG>(buf, pos);
+            self.insert_to::<LONG, H4>(buf, pos);
             return (0, 0);
         }
         let h = if self.ahead.0 == pos {
@@ -289,7 +291,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             crate::arch::prefetch(&self.head[..], h);
             h
         };
-        self.insert_to::<LONG>(buf, pos);
+        self.insert_to::<LONG, H4>(buf, pos);
         // The lazy parser searches pos + 1 next: start loading its bucket now, while this
         // chain is walked.
         if pos + 5 <= end {
@@ -301,7 +303,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         let l = self.link(pos);
         self.prev[l] = cur as u32;
         self.head[h] = pos as u32 + 1;
-        let c4 = if LONG {
+        let c4 = if LONG && H4 {
             let h4 = self.hash4(load32(buf, pos) as u64);
             let c4 = self.head4[h4] as usize;
             self.head4[h4] = pos as u32 + 1;
@@ -374,7 +376,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             }
         }
         // No match of five bytes or more: the most recent four-byte one, if any.
-        if LONG && best_len < 5 && c4 > cutoff {
+        if LONG && H4 && best_len < 5 && c4 > cutoff {
             let c = c4 - 1;
             let l = match_len(buf, c, pos, max);
             if l > best_len {
@@ -447,8 +449,8 @@ mod tests {
             data[at + 4] = data[c + 4] ^ 0x5A;
             let mut ch: Chains = Chains::new(15, 16);
             ch.reset(data.len());
-            ch.insert_to::<true>(&data, at);
-            let got = ch.find::<true>(&data, at, 2, 64, MAX_MATCH, 1 << 15);
+            ch.insert_to::<true, true>(&data, at);
+            let got = ch.find::<true, true>(&data, at, 2, 64, MAX_MATCH, 1 << 15);
             assert_eq!(got, (4, at - c), "at {at} dist {dist}");
         }
     }
@@ -461,14 +463,14 @@ mod tests {
             let buf: Vec<u8> = (0..len).map(|i| b"abab"[i % 4]).collect();
             let mut c: SmallChains = Chains::new(15, 16);
             c.reset(len);
-            c.insert_to::<true>(&buf, len);
+            c.insert_to::<true, true>(&buf, len);
             c.reset(len);
-            c.insert_to::<false>(&buf, len);
+            c.insert_to::<false, true>(&buf, len);
             for p in 0..len {
                 let mut c: SmallChains = Chains::new(15, 16);
                 c.reset(len);
-                c.insert_to::<true>(&buf, p);
-                let (l, d) = c.find::<true>(&buf, p, 2, 8, MAX_MATCH, 1 << 15);
+                c.insert_to::<true, true>(&buf, p);
+                let (l, d) = c.find::<true, true>(&buf, p, 2, 8, MAX_MATCH, 1 << 15);
                 assert!(d == 0 || (l >= 3 && buf[p..p + l] == buf[p - d..p - d + l]));
             }
         }
@@ -498,13 +500,13 @@ mod tests {
                         let depth = 1 + (p % 50) as u32;
                         let (a, b) = if long {
                             (
-                                full.find::<true>(&buf, p, 2, depth, 258, 1 << 15),
-                                small.find::<true>(&buf, p, 2, depth, 258, 1 << 15),
+                                full.find::<true, true>(&buf, p, 2, depth, 258, 1 << 15),
+                                small.find::<true, true>(&buf, p, 2, depth, 258, 1 << 15),
                             )
                         } else {
                             (
-                                full.find::<false>(&buf, p, 2, depth, 258, 1 << 15),
-                                small.find::<false>(&buf, p, 2, depth, 258, 1 << 15),
+                                full.find::<false, true>(&buf, p, 2, depth, 258, 1 << 15),
+                                small.find::<false, true>(&buf, p, 2, depth, 258, 1 << 15),
                             )
                         };
                         assert_eq!(a, b, "len {len} kind {kind} bits {hash_bits} at {p}");
@@ -522,11 +524,12 @@ mod tests {
     /// `four_byte_head_finds_a_four_byte_match`.)
     #[test]
     fn find_reports_real_matches() {
-        find_reports_real_matches_in::<false>();
-        find_reports_real_matches_in::<true>();
+        find_reports_real_matches_in::<false, false>();
+        find_reports_real_matches_in::<true, false>();
+        find_reports_real_matches_in::<true, true>();
     }
 
-    fn find_reports_real_matches_in<const LONG: bool>() {
+    fn find_reports_real_matches_in<const LONG: bool, const H4: bool>() {
         let hashed = if LONG { 5 } else { 4 };
         let mut rnd = xorshift(0x2545_F491_4F6C_DD1Du64);
         let mut inputs = vec![
@@ -548,7 +551,7 @@ mod tests {
                 c.reset(data.len());
                 let mut p = 0;
                 while p < data.len() {
-                    let (l, d) = c.find::<LONG>(&data, p, 2, 4096, MAX_MATCH, window);
+                    let (l, d) = c.find::<LONG, H4>(&data, p, 2, 4096, MAX_MATCH, window);
                     if d != 0 {
                         assert!((3..=MAX_MATCH).contains(&l) && d <= p && d <= window);
                         assert!(p + l <= data.len());

@@ -97,10 +97,12 @@ impl Table {
 /// MB/s -> 3.1541 at 167 (libdeflate -1: 3.1465); hashing four positions inside each match
 /// instead of three, on four-byte keys, gave 3.1048 at 166. The large texts gain 2.6-3.1%; on a
 /// tar of executables, where three- and four-byte matches pay, five-byte keys lost 1.2%, so
-/// only text-like segments ([`minlen::long_keys`]) get them. The choice depends only on the
-/// data: the output stays deterministic.
+/// only text-like segments ([`minlen::long_keys`]) of at least [`minlen::SHORT_TEXT`] bytes
+/// get them (files of a few KiB lost up to 1%). The choice depends only on the data: the
+/// output stays deterministic.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
-    if minlen::long_keys(&minlen::sample(&buf[start..])) {
+    if buf.len() - start >= minlen::SHORT_TEXT && minlen::long_keys(&minlen::sample(&buf[start..]))
+    {
         parse::<true>(ctx, buf, start);
     } else {
         parse::<false>(ctx, buf, start);
