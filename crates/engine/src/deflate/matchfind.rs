@@ -90,15 +90,29 @@ pub fn match_len_order(buf: &[u8], a: usize, b: usize, max: usize) -> (usize, bo
 /// Reads eight bytes little-endian at `i`, zero past the end of `buf` (the last positions of
 /// a buffer hash their bytes with zeros after them, the same way whenever they are hashed).
 #[inline(always)]
-fn word(buf: &[u8], i: usize) -> u64 {
+pub fn word(buf: &[u8], i: usize) -> u64 {
     if i + 8 <= buf.len() {
         load64(buf, i)
     } else {
-        let mut b = [0u8; 8];
-        let n = buf.len() - i;
-        b[..n].copy_from_slice(&buf[i..]);
-        u64::from_le_bytes(b)
+        tail_word(buf, i)
     }
+}
+
+/// [`word`] for the last seven positions, kept out of the hot loops.
+#[cold]
+#[inline(never)]
+fn tail_word(buf: &[u8], i: usize) -> u64 {
+    let mut b = [0u8; 8];
+    let n = buf.len() - i;
+    b[..n].copy_from_slice(&buf[i..]);
+    u64::from_le_bytes(b)
+}
+
+/// A `bits`-bit hash of the low five bytes of `w` (the five-byte keys of level 1's table and
+/// of the chains).
+#[inline(always)]
+pub fn hash5(w: u64, bits: u32) -> usize {
+    ((w << 24).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
 /// Largest hash table (memLevel 9): 2^16 buckets.
@@ -207,7 +221,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     /// The chain bucket of the low five bytes of `v`.
     #[inline(always)]
     fn hash5(&self, v: u64) -> usize {
-        ((v << 24).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.hash_bits)) as usize & (H - 1)
+        hash5(v, self.hash_bits) & (H - 1)
     }
 
     /// The four-byte head of the low four bytes of `v`.

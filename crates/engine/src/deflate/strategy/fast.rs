@@ -9,7 +9,7 @@
 #![forbid(unsafe_code)]
 
 use crate::deflate::ctx::Ctx;
-use crate::deflate::matchfind::{load32, load64, match_len, MAX_MATCH};
+use crate::deflate::matchfind::{self, load32, match_len, word, MAX_MATCH};
 use crate::deflate::minlen;
 
 /// log2 of the bucket count: 64 Ki two-way buckets (512 KiB); 2^15 measured within noise of it and
@@ -24,26 +24,7 @@ fn hash4(v: u32) -> usize {
 /// The bucket of the low five bytes of `w`.
 #[inline(always)]
 fn hash5(w: u64) -> usize {
-    ((w << 24).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - TABLE_BITS)) as usize
-}
-
-/// The eight bytes at `p` little-endian, zero past the end of `buf`.
-#[inline(always)]
-fn word(buf: &[u8], p: usize) -> u64 {
-    if p + 8 <= buf.len() {
-        load64(buf, p)
-    } else {
-        tail_word(buf, p)
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn tail_word(buf: &[u8], p: usize) -> u64 {
-    let mut b = [0u8; 8];
-    let n = buf.len() - p;
-    b[..n].copy_from_slice(&buf[p..]);
-    u64::from_le_bytes(b)
+    matchfind::hash5(w, TABLE_BITS)
 }
 
 /// The bucket of position `p` (which has at least four bytes): of its five bytes if `KEY5`.
