@@ -132,7 +132,7 @@ pub const SMALL_SEGMENT: usize = 1 << 12;
 /// 94). Such a segment hashes into at most 2^11 buckets ([`Chains::reset`]) and its positions
 /// are below 2^12, so the chains, and the output, are the same as with the full tables.
 pub type SmallChains =
-    Chains<{ SMALL_SEGMENT / 2 }, SMALL_SEGMENT, { SMALL_SEGMENT / 2 >> HEAD4_SHIFT }>;
+    Chains<{ SMALL_SEGMENT / 2 }, SMALL_SEGMENT, { (SMALL_SEGMENT / 2) >> HEAD4_SHIFT }>;
 
 /// A zeroed fixed-size table on the heap. The tables have compile-time sizes and are indexed
 /// with masked values, so the compiler drops the bounds checks from the chain walk.
