@@ -202,17 +202,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         self.ahead = (usize::MAX, 0);
     }
 
-    /// The chain bucket of position `p`: of its five bytes if `LONG`, else of its four.
-    #[inline(always)]
-    fn hash<const LONG: bool>(&self, buf: &[u8], p: usize) -> usize {
-        if LONG {
-            self.hash5(word(buf, p))
-        } else {
-            self.hash_4(load32(buf, p))
-        }
-    }
-
-    /// The chain bucket of four bytes `v` (the greedy levels' chains).
+    /// The chain bucket of four bytes `v` (four-byte chains).
     #[inline(always)]
     fn hash_4(&self, v: u32) -> usize {
         (v.wrapping_mul(0x1E35_A7BD) >> (32 - self.hash_bits)) as usize & (H - 1)
@@ -296,20 +286,32 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             self.insert_to::<LONG, H4>(buf, pos);
             return (0, 0);
         }
+        // Five-byte chains read this position's eight bytes once: its bucket, its four-byte
+        // head and (shifted by a byte) the next position's bucket all come from them.
+        let w = if LONG { word(buf, pos) } else { 0 };
         let h = if self.ahead.0 == pos {
             self.ahead.1
         } else {
             // After a match: start loading this bucket before the match's positions are
             // inserted.
-            let h = self.hash::<LONG>(buf, pos);
+            let h = if LONG {
+                self.hash5(w)
+            } else {
+                self.hash_4(load32(buf, pos))
+            };
             crate::arch::prefetch(&self.head[..], h);
             h
         };
         self.insert_to::<LONG, H4>(buf, pos);
         // The lazy parser searches pos + 1 next: start loading its bucket now, while this
-        // chain is walked.
+        // chain is walked. (`w >> 8` starts with that position's five bytes, or the zeros past
+        // the end that `word` would give it.)
         if pos + 5 <= end {
-            let h1 = self.hash::<LONG>(buf, pos + 1);
+            let h1 = if LONG {
+                self.hash5(w >> 8)
+            } else {
+                self.hash_4(load32(buf, pos + 1))
+            };
             crate::arch::prefetch(&self.head[..], h1);
             self.ahead = (pos + 1, h1);
         }
@@ -318,7 +320,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         self.prev[l] = cur as u32;
         self.head[h] = pos as u32 + 1;
         let c4 = if LONG && H4 {
-            let h4 = self.hash4(load32(buf, pos) as u64);
+            let h4 = self.hash4(w);
             let c4 = self.head4[h4] as usize;
             self.head4[h4] = pos as u32 + 1;
             c4

@@ -38,7 +38,7 @@ const TEXT_VALUES: u64 = 96;
 /// that have no four-byte head (level 1's table, the greedy levels' chains): a short input has
 /// few repeats, and its four-byte matches weigh more. Five-byte keys cost the corpus's files
 /// under 32 KiB up to 1.7% at level 2 and 1% at level 1.
-pub const SHORT_TEXT: usize = 32 << 10;
+const SHORT_TEXT: usize = 32 << 10;
 
 /// Byte values seen more than once per 1024 literals counted in `freq`: the alphabet a literal
 /// is coded in; `None` when there are too few to tell.
@@ -50,12 +50,14 @@ fn alphabet(freq: &[u32]) -> Option<u64> {
     Some(freq.iter().filter(|&&c| c > total >> 10).count() as u64)
 }
 
-/// True when the data counted in `freq` is text-like (at most [`TEXT_VALUES`] byte values in
-/// common use): its matches are rarely worth taking at three bytes, and a hash of five bytes
-/// finds the longer ones sooner (`matchfind.rs`, `strategy/fast.rs`). False when there are too
-/// few counts to tell.
-pub fn long_keys(freq: &[u32]) -> bool {
-    alphabet(freq).is_some_and(|used| used <= TEXT_VALUES)
+/// True when a match finder should key `len` bytes of new data by five bytes instead of four:
+/// when the data is text-like (at most [`TEXT_VALUES`] byte values in common use in `freq`,
+/// its [`sample`], taken only if needed): its matches are rarely worth taking at three bytes,
+/// and a hash of five bytes finds the longer ones sooner (`matchfind.rs`, `strategy/fast.rs`).
+/// A finder without a four-byte head (`head4` false) also needs [`SHORT_TEXT`] bytes. False
+/// when there are too few counts to tell.
+pub fn long_keys(len: usize, head4: bool, freq: impl FnOnce() -> [u32; 256]) -> bool {
+    (head4 || len >= SHORT_TEXT) && alphabet(&freq()).is_some_and(|used| used <= TEXT_VALUES)
 }
 
 /// The shortest worthwhile match for literals counted in `freq` (256 byte counts), or `None`
@@ -109,13 +111,14 @@ mod tests {
     #[test]
     fn text_like_data_gets_long_keys() {
         let lcg = |i: u32| i.wrapping_mul(2_654_435_761) >> 13;
+        let keys = |d: &[u8]| long_keys(d.len(), true, || sample(d));
         let text: Vec<u8> = (0..300_000).map(|i| b' ' + (lcg(i) % 90) as u8).collect();
-        assert!(long_keys(&sample(&text)));
+        assert!(keys(&text));
         let wide: Vec<u8> = (0..300_000).map(|i| b' ' + (lcg(i) % 100) as u8).collect();
-        assert!(!long_keys(&sample(&wide)));
+        assert!(!keys(&wide));
         let bytes: Vec<u8> = (0..300_000).map(|i| lcg(i) as u8).collect();
-        assert!(!long_keys(&sample(&bytes)));
-        assert!(!long_keys(&sample(&text[..500])));
+        assert!(!keys(&bytes));
+        assert!(!keys(&text[..500]));
     }
 
     #[test]
