@@ -45,7 +45,7 @@ fn main() {
     }
     for (name, data) in &sets {
         println!("{name}: {} bytes", data.len());
-        println!("level    ratio      MB/s");
+        println!("level    ratio      MB/s      bytes     seconds");
         for &l in &levels {
             let mut c = Compressor::new(l);
             let mut out = Vec::with_capacity(data.len() + data.len() / 100 + 1024);
@@ -63,9 +63,11 @@ fn main() {
                 "level {l}: the stream does not decode to the input"
             );
             println!(
-                "{l:>5} {:>8.3} {:>9.1}",
+                "{l:>5} {:>8.3} {:>9.1} {:>10} {:>11.6}",
                 data.len() as f64 / out.len() as f64,
-                data.len() as f64 / best / 1e6
+                data.len() as f64 / best / 1e6,
+                out.len(),
+                best
             );
         }
     }
