@@ -28,7 +28,7 @@
 //! `hash3_tab`) adds the length-3 matches the trees, keyed by four bytes, do not hold.
 #![forbid(unsafe_code)]
 
-use super::matchfind::{load32, match_len, match_len_order, MAX_MATCH};
+use super::matchfind::{self, load32, match_len, match_len_order, MAX_MATCH};
 use std::hint::select_unpredictable;
 
 /// Binary trees keyed by 4-byte hashes.
@@ -52,13 +52,13 @@ const HASH3_BITS: u32 = 15;
 /// Tree root of the four bytes `v`.
 #[inline(always)]
 fn hash4(v: u32) -> usize {
-    (v.wrapping_mul(0x1E35_A7BD) >> (32 - HASH_BITS)) as usize
+    matchfind::hash4(v, HASH_BITS)
 }
 
 /// 3-byte table slot of the first three bytes of `v`.
 #[inline(always)]
 fn hash3(v: u32) -> usize {
-    ((v << 8).wrapping_mul(0x1E35_A7BD) >> (32 - HASH3_BITS)) as usize
+    matchfind::hash4(v << 8, HASH3_BITS)
 }
 
 impl Bt {

@@ -8,8 +8,8 @@
 //! The chains hash four bytes, or five (`LONG`: text-like data,
 //! [`minlen::long_keys`](super::minlen::long_keys)). With five and `H4` (the lazy levels),
 //! `head4` also keeps the most recent position of each four-byte hash, and when the walk found
-//! nothing of five bytes or more, that one candidate is tried for a four-byte match. On text the chains of a four-byte hash
-//! fill with candidates that share only those four bytes ("the " before every other word), and
+//! nothing of five bytes or more, that one candidate is tried for a four-byte match. On text
+//! the chains of a four-byte hash fill with candidates that share only those four bytes ("the " before every other word), and
 //! a search spends most of its depth on them; chained on five bytes, the same depth reaches
 //! further back among candidates that can give a longer match, and the four-byte head keeps
 //! the nearest short match. At level 6's row of the time (depth 16), per-file corpus ratio at
@@ -108,6 +108,13 @@ fn tail_word(buf: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// A `bits`-bit hash of the four bytes `v` (the four-byte keys of level 1's table, of the
+/// chains and their four-byte heads, and of the binary trees).
+#[inline(always)]
+pub fn hash4(v: u32, bits: u32) -> usize {
+    (v.wrapping_mul(0x1E35_A7BD) >> (32 - bits)) as usize
+}
+
 /// A `bits`-bit hash of the low five bytes of `w` (the five-byte keys of level 1's table and
 /// of the chains).
 #[inline(always)]
@@ -204,21 +211,20 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
 
     /// The chain bucket of four bytes `v` (four-byte chains).
     #[inline(always)]
-    fn hash_4(&self, v: u32) -> usize {
-        (v.wrapping_mul(0x1E35_A7BD) >> (32 - self.hash_bits)) as usize & (H - 1)
+    fn bucket4(&self, v: u32) -> usize {
+        hash4(v, self.hash_bits) & (H - 1)
     }
 
-    /// The chain bucket of the low five bytes of `v`.
+    /// The chain bucket of the low five bytes of `v` (five-byte chains).
     #[inline(always)]
-    fn hash5(&self, v: u64) -> usize {
+    fn bucket5(&self, v: u64) -> usize {
         hash5(v, self.hash_bits) & (H - 1)
     }
 
-    /// The four-byte head of the low four bytes of `v`.
+    /// The four-byte head slot of the low four bytes of `v`.
     #[inline(always)]
-    fn hash4(&self, v: u64) -> usize {
-        ((v as u32).wrapping_mul(0x1E35_A7BD) >> (32 - self.hash_bits + HEAD4_SHIFT)) as usize
-            & (Q - 1)
+    fn head4_slot(&self, v: u64) -> usize {
+        hash4(v as u32, self.hash_bits - HEAD4_SHIFT) & (Q - 1)
     }
 
     /// Links position `p`, whose bytes start `v`, into its chain (and, if `LONG` and `H4`, its
@@ -227,11 +233,11 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     fn put<const LONG: bool, const H4: bool>(&mut self, p: usize, v: u64) {
         let h = if LONG {
             if H4 {
-                self.head4[self.hash4(v)] = p as u32 + 1;
+                self.head4[self.head4_slot(v)] = p as u32 + 1;
             }
-            self.hash5(v)
+            self.bucket5(v)
         } else {
-            self.hash_4(v as u32)
+            self.bucket4(v as u32)
         };
         self.prev[self.link(p)] = self.head[h];
         self.head[h] = p as u32 + 1;
@@ -295,9 +301,9 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             // After a match: start loading this bucket before the match's positions are
             // inserted.
             let h = if LONG {
-                self.hash5(w)
+                self.bucket5(w)
             } else {
-                self.hash_4(load32(buf, pos))
+                self.bucket4(load32(buf, pos))
             };
             crate::arch::prefetch(&self.head[..], h);
             h
@@ -308,9 +314,9 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         // the end that `word` would give it.)
         if pos + 5 <= end {
             let h1 = if LONG {
-                self.hash5(w >> 8)
+                self.bucket5(w >> 8)
             } else {
-                self.hash_4(load32(buf, pos + 1))
+                self.bucket4(load32(buf, pos + 1))
             };
             crate::arch::prefetch(&self.head[..], h1);
             self.ahead = (pos + 1, h1);
@@ -320,7 +326,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         self.prev[l] = cur as u32;
         self.head[h] = pos as u32 + 1;
         let c4 = if LONG && H4 {
-            let h4 = self.hash4(w);
+            let h4 = self.head4_slot(w);
             let c4 = self.head4[h4] as usize;
             self.head4[h4] = pos as u32 + 1;
             c4

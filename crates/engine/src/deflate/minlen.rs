@@ -4,10 +4,11 @@
 //! A match of length L replaces L literals. When the data uses few byte values (DNA, digits,
 //! sparse tables), a literal costs few bits and a short match, with its length and distance
 //! codes, costs more than the literals it replaces. The lazy parsers therefore ask for at least
-//! [`from_counts`] bytes over a [`sample`]: the smallest L with L * log2(alphabet) > [`MATCH_BITS`], between 3
-//! and 9, where the alphabet is the byte values seen more than once per 1024 literals (the
-//! idea of libdeflate's minimum-length choice). The order-0 entropy was tried instead: it is
-//! pulled down by one very common byte (zeros in executables) and cost 3% on `sum`.
+//! [`from_counts`] bytes over a [`sample`]: the smallest L with L * log2(alphabet) >
+//! [`MATCH_BITS`], between 3 and 9, where the alphabet is the byte values seen more than once
+//! per 1024 literals (the idea of libdeflate's minimum-length choice). The order-0 entropy was
+//! tried instead: it is pulled down by one very common byte (zeros in executables) and cost 3%
+//! on `sum`.
 //!
 //! The estimate comes from a 4 KiB sample spread over each segment and holds for the whole
 //! segment. It depends only on the data, so output stays deterministic. (Updating it from each

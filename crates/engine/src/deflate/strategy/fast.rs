@@ -18,7 +18,7 @@ const TABLE_BITS: u32 = 16;
 
 #[inline(always)]
 fn hash4(v: u32) -> usize {
-    (v.wrapping_mul(0x1E35_A7BD) >> (32 - TABLE_BITS)) as usize
+    matchfind::hash4(v, TABLE_BITS)
 }
 
 /// The bucket of the low five bytes of `w`.
@@ -35,6 +35,14 @@ fn key<const KEY5: bool>(buf: &[u8], p: usize) -> usize {
     } else {
         hash4(load32(buf, p))
     }
+}
+
+/// Hashes position `q` (stored as `q + base`) into its bucket as the newest entry.
+#[inline(always)]
+fn insert<const KEY5: bool>(table: &mut [u32; 2 << TABLE_BITS], buf: &[u8], q: usize, base: u32) {
+    let h = key::<KEY5>(buf, q);
+    table[2 * h + 1] = table[2 * h];
+    table[2 * h] = q as u32 + base;
 }
 
 /// The fastest tier's hash table: two entries per bucket, each a position plus `base`.
@@ -79,8 +87,7 @@ impl Table {
 /// instead of three, on four-byte keys, gave 3.1048 at 166. The large texts gain 2.6-3.1%; on a
 /// tar of executables, where three- and four-byte matches pay, five-byte keys lost 1.2%, so
 /// only text-like segments of 32 KiB or more ([`minlen::long_keys`]) get them (files of a few
-/// KiB lost up to 1%). The choice depends only on the data: the
-/// output stays deterministic.
+/// KiB lost up to 1%). The choice depends only on the data: the output stays deterministic.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let data = &buf[start..];
     if minlen::long_keys(data.len(), false, || minlen::sample(data)) {
@@ -106,9 +113,7 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let hist = start.saturating_sub(max_dist);
     let mut p = hist;
     while p + 4 <= start.min(end) {
-        let h = key::<KEY5>(buf, p);
-        table[2 * h + 1] = table[2 * h];
-        table[2 * h] = p as u32 + base;
+        insert::<KEY5>(table, buf, p, base);
         p += 1;
     }
     let mut p = start;
@@ -156,9 +161,7 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize) {
                 let stop = (p + l).min(end.saturating_sub(3));
                 let lim = stop.min(p + 1 + insert_inside).max(p + 1);
                 for q in p + 1..lim {
-                    let h = key::<KEY5>(buf, q);
-                    table[2 * h + 1] = table[2 * h];
-                    table[2 * h] = q as u32 + base;
+                    insert::<KEY5>(table, buf, q, base);
                 }
                 p += l;
                 miss = 0;
