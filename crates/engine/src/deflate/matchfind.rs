@@ -9,16 +9,16 @@
 //! [`minlen::long_keys`](super::minlen::long_keys)). With five and `H4` (the lazy levels),
 //! `head4` also keeps the most recent position of each four-byte hash, and when the walk found
 //! nothing of five bytes or more, that one candidate is tried for a four-byte match. On text
-//! the chains of a four-byte hash fill with candidates that share only those four bytes ("the " before every other word), and
-//! a search spends most of its depth on them; chained on five bytes, the same depth reaches
-//! further back among candidates that can give a longer match, and the four-byte head keeps
-//! the nearest short match. At level 6's row of the time (depth 16), per-file corpus ratio at
-//! MB/s: 3.4806 at 79 -> 3.5082 at 72, and 3.4972 at 77 at depth 12. Without the four-byte head
-//! the corpus gained too, but small files lost up to 2.5% (`sum`, `xargs.1`) and
-//! `world192.txt` 0.9%; with it every file but one (-0.08%) compresses as well or better. The
-//! head is filled at every position: filled only where a search starts, it gave back half the
-//! gain. On an archive of executables (matches of three bytes pay) five-byte chains lost 0.35%
-//! at the same speed, hence four-byte chains there.
+//! the chains of a four-byte hash fill with candidates that share only those four bytes
+//! ("the " before every other word), and a search spends most of its depth on them; chained
+//! on five bytes, the same depth reaches further back among candidates that can give a longer
+//! match, and the four-byte head keeps the nearest short match. At level 6's row of the time
+//! (depth 16), per-file corpus ratio at MB/s: 3.4806 at 79 -> 3.5082 at 72, and 3.4972 at 77
+//! at depth 12. Without the four-byte head the corpus gained too, but small files lost up to
+//! 2.5% (`sum`, `xargs.1`) and `world192.txt` 0.9%; with it every file but one (-0.08%)
+//! compresses as well or better. The head is filled at every position: filled only where a
+//! search starts, it gave back half the gain. On an archive of executables (matches of three
+//! bytes pay) five-byte chains lost 0.35% at the same speed, hence four-byte chains there.
 //!
 //! Positions are relative to the segment buffer, which the caller rebuilds per segment
 //! (history + new data), so tables are reset per segment: this keeps the output a function of

@@ -10,9 +10,10 @@
 //! As in libdeflate, the first words are copied whatever the length (32 bytes for distances of
 //! 16 or more, 16 for 8..16), and a loop runs only for longer matches: a test of the length
 //! after each word is a branch the CPU often mispredicts, on text and markup where lengths
-//! vary around 16. zlib -6 streams of the corpus, MB/s with the test after the first word
-//! (round-robin over the files, best of 5): bible.txt 1261 -> 1337, world192.txt 990 -> 1089,
-//! html 1876 -> 2052, kppkn.gtb 1448 -> 1517, urls.10K 840 -> 876, corpus 1183 -> 1251.
+//! vary around 16. zlib -6 streams of the corpus, MB/s with that test -> with the words
+//! first (round-robin over the files, best of 5): bible.txt 1261 -> 1337, world192.txt
+//! 990 -> 1089, html 1876 -> 2052, kppkn.gtb 1448 -> 1517, urls.10K 840 -> 876, corpus
+//! 1183 -> 1251.
 //! Five 8-byte words first at distances 8..16 (libdeflate's count) cost kennedy.xls 40%
 //! (1740 -> 1040): a third of its matches are 9-16 bytes at such distances, and every word
 //! past the first loads bytes the word before has just stored.
