@@ -49,6 +49,19 @@ unsafe fn store16(p: *mut u8, w: Word) {
     unsafe { p.cast::<Word>().write_unaligned(w) }
 }
 
+/// Copies 8 bytes from `s` to `d`.
+///
+/// # Safety
+/// `s..s + 8` must be readable and `d..d + 8` writable.
+#[inline(always)]
+unsafe fn copy8(s: *const u8, d: *mut u8) {
+    // SAFETY: the caller guarantees both ranges; the accesses are unaligned.
+    unsafe {
+        d.cast::<u64>()
+            .write_unaligned(s.cast::<u64>().read_unaligned())
+    }
+}
+
 /// [`copy_match`] where `out` may end right after the match (the last bytes of an output
 /// buffer, or a match cut at its end): the word copy when there is room for its overshoot,
 /// else byte by byte. The caller has checked `1 <= dist <= o` and `o + len <= out.len()`.
@@ -85,7 +98,8 @@ pub fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
             let end = d.add(len);
             let mut s = d.sub(dist);
             // Two words whatever the length: most matches end within them, and a test of the
-            // length before the second word is often mispredicted.
+            // length before the second word is often mispredicted. (The same two words written
+            // once, as a loop tested at its end, measured 3-5% slower in two runs of three.)
             store16(d, load16(s));
             store16(d.add(16), load16(s.add(16)));
             d = d.add(32);
@@ -104,16 +118,12 @@ pub fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
             let mut d = base.add(o);
             let end = d.add(len);
             let mut s = d.sub(dist);
-            d.cast::<u64>()
-                .write_unaligned(s.cast::<u64>().read_unaligned());
-            d.add(8)
-                .cast::<u64>()
-                .write_unaligned(s.add(8).cast::<u64>().read_unaligned());
+            copy8(s, d);
+            copy8(s.add(8), d.add(8));
             d = d.add(16);
             s = s.add(16);
             while d < end {
-                d.cast::<u64>()
-                    .write_unaligned(s.cast::<u64>().read_unaligned());
+                copy8(s, d);
                 d = d.add(8);
                 s = s.add(8);
             }
@@ -149,8 +159,7 @@ pub fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
                 let mut d = base.add(o + head);
                 let end = base.add(o + len);
                 loop {
-                    let w = d.sub(period).cast::<u64>().read_unaligned();
-                    d.cast::<u64>().write_unaligned(w);
+                    copy8(d.sub(period), d);
                     d = d.add(8);
                     if d >= end {
                         break;
