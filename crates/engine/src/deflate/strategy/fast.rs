@@ -9,7 +9,7 @@
 #![forbid(unsafe_code)]
 
 use crate::deflate::ctx::Ctx;
-use crate::deflate::matchfind::{self, load32, match_len, word, MAX_MATCH};
+use crate::deflate::matchfind::{self, load32, load64, match_len, word, MAX_MATCH};
 use crate::deflate::minlen;
 
 /// log2 of the bucket count: 64 Ki two-way buckets (512 KiB); 2^15 measured within noise of it and
@@ -27,22 +27,35 @@ fn hash5(w: u64) -> usize {
     matchfind::hash5(w, TABLE_BITS)
 }
 
-/// The bucket of position `p` (which has at least four bytes): of its five bytes if `KEY5`.
+/// The bucket of the position whose bytes start `w` (see [`word`]; the position has at least
+/// four bytes): of its five bytes if `KEY5`.
+#[inline(always)]
+fn key_of<const KEY5: bool>(w: u64) -> usize {
+    if KEY5 {
+        hash5(w)
+    } else {
+        hash4(w as u32)
+    }
+}
+
+/// The bucket of position `p` (which has at least four bytes).
 #[inline(always)]
 fn key<const KEY5: bool>(buf: &[u8], p: usize) -> usize {
-    if KEY5 {
-        hash5(word(buf, p))
-    } else {
-        hash4(load32(buf, p))
-    }
+    key_of::<KEY5>(word(buf, p))
 }
 
 /// Hashes position `q` (stored as `q + base`) into its bucket as the newest entry.
 #[inline(always)]
 fn insert<const KEY5: bool>(table: &mut [u32; 2 << TABLE_BITS], buf: &[u8], q: usize, base: u32) {
     let h = key::<KEY5>(buf, q);
+    insert_at(table, h, q as u32 + base);
+}
+
+/// Puts the stored position `v` into bucket `h` as the newest entry.
+#[inline(always)]
+fn insert_at(table: &mut [u32; 2 << TABLE_BITS], h: usize, v: u32) {
     table[2 * h + 1] = table[2 * h];
-    table[2 * h] = q as u32 + base;
+    table[2 * h] = v;
 }
 
 /// The fastest tier's hash table: two entries per bucket, each a position plus `base`.
@@ -108,31 +121,32 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize) {
     // A fixed-size view: the hash's range then needs no bounds checks.
     let table: &mut [u32; 2 << TABLE_BITS] = (&mut tab.slots[..]).try_into().unwrap();
     let min = ctx.min_match.max(4);
-    let insert_inside = ctx.row.depth as usize; // reused as "positions hashed inside a match"
-                                                // History: hash the window preceding `start`.
+    // The row's depth is reused as the number of positions hashed inside a match.
+    let insert_inside = ctx.row.depth as usize;
+    // History: hash the window preceding `start`.
     let hist = start.saturating_sub(max_dist);
-    let mut p = hist;
-    while p + 4 <= start.min(end) {
-        insert::<KEY5>(table, buf, p, base);
-        p += 1;
+    // Each position with its eight bytes, a window of the input (no bounds check each); the
+    // last seven of the buffer, if the history reaches them, read theirs with `word`.
+    let hist_end = (start.min(end) + 1).saturating_sub(4).max(hist);
+    let fast_end = hist_end.min(end.saturating_sub(7)).max(hist);
+    if fast_end > hist {
+        for (q, w) in (hist..).zip(buf[hist..fast_end + 7].windows(8)) {
+            insert_at(table, key_of::<KEY5>(load64(w, 0)), q as u32 + base);
+        }
+    }
+    for q in fast_end..hist_end {
+        insert::<KEY5>(table, buf, q, base);
     }
     let mut p = start;
     let mut miss = 0usize;
     while p + 4 <= end {
         // The next position's bucket (the next position, unless a match follows): its load
         // overlaps this one's work. The table is larger than L2.
-        let (v, h) = if KEY5 {
-            let w = word(buf, p);
-            // `w >> 8` starts with the next position's five bytes (or its zeros past the end).
-            crate::arch::prefetch(&table[..], 2 * hash5(w >> 8));
-            (w as u32, hash5(w))
-        } else {
-            let v = load32(buf, p);
-            if p + 5 <= end {
-                crate::arch::prefetch(&table[..], 2 * hash4(load32(buf, p + 1)));
-            }
-            (v, hash4(v))
-        };
+        // `w >> 8` starts with the next position's bytes (or the zeros past the end, for a
+        // position that is not searched: the prefetch is only a hint).
+        let w = word(buf, p);
+        crate::arch::prefetch(&table[..], 2 * key_of::<KEY5>(w >> 8));
+        let (v, h) = (w as u32, key_of::<KEY5>(w));
         // Two-way bucket: the newest and the previous position with this hash.
         let here = p as u32 + base;
         let (c0, c1) = (table[2 * h], table[2 * h + 1]);
@@ -157,11 +171,18 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize) {
                     crate::arch::prefetch(&table[..], 2 * key::<KEY5>(buf, p + l));
                 }
                 ctx.sb.matched(l as u32, (p - c) as u32);
-                // Positions p + 1.. inside the match.
+                // Positions p + 1.. inside the match. The first three (all there are, most
+                // often) are keyed from `w`: the bytes of p + k start at `w >> 8k`.
                 let stop = (p + l).min(end.saturating_sub(3));
-                let lim = stop.min(p + 1 + insert_inside).max(p + 1);
-                for q in p + 1..lim {
-                    insert::<KEY5>(table, buf, q, base);
+                if insert_inside == 3 && p + 4 <= stop {
+                    insert_at(table, key_of::<KEY5>(w >> 8), here + 1);
+                    insert_at(table, key_of::<KEY5>(w >> 16), here + 2);
+                    insert_at(table, key_of::<KEY5>(w >> 24), here + 3);
+                } else {
+                    let lim = stop.min(p + 1 + insert_inside).max(p + 1);
+                    for q in p + 1..lim {
+                        insert::<KEY5>(table, buf, q, base);
+                    }
                 }
                 p += l;
                 miss = 0;
