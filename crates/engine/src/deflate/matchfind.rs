@@ -63,11 +63,12 @@ pub fn load32(buf: &[u8], i: usize) -> u32 {
 /// (caller guarantees `b + max <= buf.len()` and `a < b`).
 #[inline(always)]
 pub fn match_len(buf: &[u8], a: usize, b: usize, max: usize) -> usize {
-    // Both sides sliced to `max` once: the loop's loads then need no bounds checks.
+    // Both sides sliced to `max` once, then walked in whole words: the loads need no bounds
+    // checks.
     let (x, y) = (&buf[a..a + max], &buf[b..b + max]);
     let mut n = 0;
-    while n + 8 <= x.len() {
-        let d = load64(x, n) ^ load64(y, n);
+    for (wx, wy) in x.chunks_exact(8).zip(y.chunks_exact(8)) {
+        let d = load64(wx, 0) ^ load64(wy, 0);
         if d != 0 {
             return n + (d.trailing_zeros() / 8) as usize;
         }
@@ -87,8 +88,8 @@ pub fn match_len(buf: &[u8], a: usize, b: usize, max: usize) -> usize {
 pub fn match_len_order(buf: &[u8], a: usize, b: usize, max: usize) -> (usize, bool) {
     let (x, y) = (&buf[a..a + max], &buf[b..b + max]);
     let mut n = 0;
-    while n + 8 <= x.len() {
-        let (wa, wb) = (load64(x, n), load64(y, n));
+    for (cx, cy) in x.chunks_exact(8).zip(y.chunks_exact(8)) {
+        let (wa, wb) = (load64(cx, 0), load64(cy, 0));
         let d = wa ^ wb;
         if d != 0 {
             // Byte-swapped, the first differing byte is the most significant one.
