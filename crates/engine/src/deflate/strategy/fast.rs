@@ -141,9 +141,8 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let mut miss = 0usize;
     while p + 4 <= end {
         // The next position's bucket (the next position, unless a match follows): its load
-        // overlaps this one's work. The table is larger than L2.
-        // `w >> 8` starts with the next position's bytes (or the zeros past the end, for a
-        // position that is not searched: the prefetch is only a hint).
+        // overlaps this one's work. `w >> 8` starts with that position's bytes (or the zeros
+        // past the end, for a position that is not searched: the prefetch is only a hint).
         let w = word(buf, p);
         crate::arch::prefetch(&table[..], 2 * key_of::<KEY5>(w >> 8));
         let (v, h) = (w as u32, key_of::<KEY5>(w));
