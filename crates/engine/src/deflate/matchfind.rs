@@ -118,6 +118,25 @@ pub fn word(buf: &[u8], i: usize) -> u64 {
     }
 }
 
+/// Calls `f(p, word(buf, p))` for each position `p` in `from..to` in order (`to <= buf.len()`),
+/// reading the words as eight-byte windows of the input, without a bounds check each; only the
+/// last seven positions of the buffer, if the range reaches them, go through [`word`].
+#[inline(always)]
+pub fn each_word(buf: &[u8], from: usize, to: usize, mut f: impl FnMut(usize, u64)) {
+    if from >= to {
+        return;
+    }
+    let fast = to.min(buf.len().saturating_sub(7)).max(from);
+    if fast > from {
+        for (p, w) in (from..).zip(buf[from..fast + 7].windows(8)) {
+            f(p, load64(w, 0));
+        }
+    }
+    for p in fast..to {
+        f(p, word(buf, p));
+    }
+}
+
 /// [`word`] for the last seven positions, kept out of the hot loops.
 #[cold]
 #[inline(never)]
@@ -275,19 +294,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     #[inline(always)]
     pub fn insert_to<const LONG: bool, const H4: bool>(&mut self, buf: &[u8], to: usize) {
         let lim = to.min(buf.len().saturating_sub(3));
-        if self.next < lim {
-            // Each position with its eight bytes, a window of the input: no bounds check each.
-            // The last seven positions of the buffer read theirs with `word`.
-            let fast = lim.min(buf.len().saturating_sub(7)).max(self.next);
-            if fast > self.next {
-                for (p, w) in (self.next..).zip(buf[self.next..fast + 7].windows(8)) {
-                    self.put::<LONG, H4>(p, load64(w, 0));
-                }
-            }
-            for p in fast..lim {
-                self.put::<LONG, H4>(p, word(buf, p));
-            }
-        }
+        each_word(buf, self.next, lim, |p, w| self.put::<LONG, H4>(p, w));
         self.next = self.next.max(to);
     }
 

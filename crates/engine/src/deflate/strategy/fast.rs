@@ -9,7 +9,7 @@
 #![forbid(unsafe_code)]
 
 use crate::deflate::ctx::Ctx;
-use crate::deflate::matchfind::{self, load32, load64, match_len, word, MAX_MATCH};
+use crate::deflate::matchfind::{self, load32, match_len, word, MAX_MATCH};
 use crate::deflate::minlen;
 
 /// log2 of the bucket count: 64 Ki two-way buckets (512 KiB); 2^15 measured within noise of it and
@@ -123,20 +123,12 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let min = ctx.min_match.max(4);
     // The row's depth is reused as the number of positions hashed inside a match.
     let insert_inside = ctx.row.depth as usize;
-    // History: hash the window preceding `start`.
+    // History: hash the window preceding `start` (its positions with four bytes).
     let hist = start.saturating_sub(max_dist);
-    // Each position with its eight bytes, a window of the input (no bounds check each); the
-    // last seven of the buffer, if the history reaches them, read theirs with `word`.
-    let hist_end = (start.min(end) + 1).saturating_sub(4).max(hist);
-    let fast_end = hist_end.min(end.saturating_sub(7)).max(hist);
-    if fast_end > hist {
-        for (q, w) in (hist..).zip(buf[hist..fast_end + 7].windows(8)) {
-            insert_at(table, key_of::<KEY5>(load64(w, 0)), q as u32 + base);
-        }
-    }
-    for q in fast_end..hist_end {
-        insert::<KEY5>(table, buf, q, base);
-    }
+    let hist_end = (start.min(end) + 1).saturating_sub(4);
+    matchfind::each_word(buf, hist, hist_end, |q, w| {
+        insert_at(table, key_of::<KEY5>(w), q as u32 + base)
+    });
     let mut p = start;
     let mut miss = 0usize;
     while p + 4 <= end {
