@@ -370,6 +370,15 @@ impl Encoder {
             *e = (lc[257 + ls] as u32 | (len as u32 - LEN_BASE[ls] as u32) << n)
                 | (n + LEN_EXTRA[ls] as u32) << 24;
         }
+        // Each distance symbol's code with its base folded in (the code plus the extra bits
+        // is `(dist << code length) + dists[ds].0`: the base's shifted bits cancel), and its
+        // code length and total bits; 32 entries, so the symbol's five bits index it unchecked.
+        let mut dists = [(0u64, 0u32); 32];
+        for (ds, e) in dists.iter_mut().enumerate().take(30) {
+            let n = dl[ds] as u32;
+            e.0 = (dc[ds] as u64).wrapping_sub((DIST_BASE[ds] as u64) << n);
+            e.1 = n | (n + DIST_EXTRA[ds] as u32) << 8;
+        }
         // Room for exactly the symbols' bits (plus slack), not for the worst case of 6 bytes
         // per symbol: the room is zero-filled first.
         w.burst(bits as usize / 8 + 16, |b| {
@@ -380,10 +389,9 @@ impl Encoder {
                 } else {
                     let e = lens[((s >> 16) & 0x1ff) as usize];
                     b.add((e & 0xff_ffff) as u64, e >> 24);
-                    let dist = s & 0xffff;
-                    let ds = (s >> DIST_SYM_SHIFT) as usize & 31;
-                    let bits = dc[ds] as u64 | ((dist - DIST_BASE[ds] as u32) as u64) << dl[ds];
-                    b.add(bits, dl[ds] as u32 + DIST_EXTRA[ds] as u32);
+                    let (off, n) = dists[(s >> DIST_SYM_SHIFT) as usize & 31];
+                    let bits = (((s & 0xffff) as u64) << (n & 0xff)).wrapping_add(off);
+                    b.add(bits, n >> 8);
                 }
                 b.flush();
             }
