@@ -109,7 +109,8 @@ impl Burst<'_> {
     /// Stores the register's whole bytes; fewer than 8 bits remain.
     #[inline(always)]
     pub fn flush(&mut self) {
-        self.bytes[self.pos..self.pos + 8].copy_from_slice(&self.buf.to_le_bytes());
+        let word: &mut [u8; 8] = self.bytes[self.pos..].first_chunk_mut().unwrap();
+        *word = self.buf.to_le_bytes();
         let k = self.n >> 3;
         self.pos += k as usize;
         self.buf >>= k << 3;

@@ -363,8 +363,9 @@ impl Encoder {
         for (i, e) in lit.iter_mut().enumerate() {
             *e = lc[i] as u32 | (ll[i] as u32) << 24;
         }
-        let mut lens = [0u32; 259];
-        for (len, e) in lens.iter_mut().enumerate().skip(3) {
+        // 512 entries, so a symbol's nine length bits index it unchecked.
+        let mut lens = [0u32; 512];
+        for (len, e) in lens.iter_mut().enumerate().take(259).skip(3) {
             let ls = LEN_SYM[len] as usize;
             let n = ll[257 + ls] as u32;
             *e = (lc[257 + ls] as u32 | (len as u32 - LEN_BASE[ls] as u32) << n)
