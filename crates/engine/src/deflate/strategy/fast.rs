@@ -162,18 +162,27 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize) {
                     crate::arch::prefetch(&table[..], 2 * key::<KEY5>(buf, p + l));
                 }
                 ctx.sb.matched(l as u32, (p - c) as u32);
-                // Positions p + 1.. inside the match. The first three (all there are, most
-                // often) are keyed from `w`: the bytes of p + k start at `w >> 8k`.
+                // Positions p + 1.. inside the match (those with four bytes), at most
+                // `insert_inside`. The first three (level 1's row hashes three), when all have
+                // their bytes, are keyed from `w`: the bytes of p + k start at `w >> 8k`.
                 let stop = (p + l).min(end.saturating_sub(3));
-                if insert_inside == 3 && p + 4 <= stop {
+                let (from, to) = if insert_inside >= 3 && p + 4 <= stop {
                     insert_at(table, key_of::<KEY5>(w >> 8), here + 1);
                     insert_at(table, key_of::<KEY5>(w >> 16), here + 2);
                     insert_at(table, key_of::<KEY5>(w >> 24), here + 3);
+                    (
+                        p + 4,
+                        if insert_inside > 3 {
+                            stop.min(p + 1 + insert_inside)
+                        } else {
+                            p + 4
+                        },
+                    )
                 } else {
-                    let lim = stop.min(p + 1 + insert_inside).max(p + 1);
-                    for q in p + 1..lim {
-                        insert::<KEY5>(table, buf, q, base);
-                    }
+                    (p + 1, stop.min(p + 1 + insert_inside))
+                };
+                for q in from..to {
+                    insert::<KEY5>(table, buf, q, base);
                 }
                 p += l;
                 miss = 0;
