@@ -1,12 +1,13 @@
-//! Fuzz target: arbitrary bytes compressed with an arbitrary level, strategy, container and
-//! flush/split schedule by the streaming `Deflater` (and the whole-buffer path), then decoded
-//! and compared. The decoder is miniz_oxide until `hyperz_engine::inflate` lands; the whole-
-//! buffer output must stay within `compress_bound`, and equal the streamed output when no
-//! flushes were requested.
+//! Fuzz target: arbitrary bytes compressed with an arbitrary level, strategy, container,
+//! window and flush/split schedule by the streaming `Deflater` (and the whole-buffer path),
+//! then decoded and compared: by miniz_oxide (an independent decoder), by hyperz's whole-buffer
+//! decoder and by its streaming decoder fed in data-chosen pieces. The whole-buffer output must
+//! stay within `compress_bound`, and equal the streamed output when no flushes were requested.
 #![no_main]
 
 use hyperz_engine::deflate::{compress, compress_bound, Deflater, Flush, Params, Strategy};
 use hyperz_engine::format::Format;
+use hyperz_engine::inflate::{Decompressor, Inflater, StreamState};
 use libfuzzer_sys::fuzz_target;
 
 const STRATEGIES: [Strategy; 5] = [
@@ -39,6 +40,27 @@ fn decode(format: Format, z: &[u8]) -> Vec<u8> {
             assert_eq!(crc, hyperz_engine::checksum::crc32(0, &d));
             assert_eq!(isize, d.len() as u32);
             d
+        }
+    }
+}
+
+/// Decodes `z` with hyperz's streaming decoder, `piece` input and output bytes at a time.
+fn decode_streamed(format: Format, z: &[u8], piece: usize) -> Vec<u8> {
+    let mut inf = Inflater::new(format, 15);
+    let mut out = vec![0u8; piece];
+    let (mut got, mut pos) = (Vec::new(), 0);
+    loop {
+        let end = (pos + piece).min(z.len());
+        let st = inf.inflate(&z[pos..end], &mut out).expect("streamed decode");
+        pos += st.consumed;
+        got.extend_from_slice(&out[..st.produced]);
+        match st.state {
+            StreamState::StreamEnd => return got,
+            StreamState::NeedDictionary(_) => panic!("no dictionary was set"),
+            StreamState::Progress => assert!(
+                st.consumed + st.produced > 0 || end < z.len(),
+                "streamed decode stalled at input byte {pos}"
+            ),
         }
     }
 }
@@ -96,6 +118,9 @@ fuzz_target!(|input: &[u8]| {
         }
     }
     assert_eq!(decode(format, &z), data);
+    let own = Decompressor::new(format).decompress(&z).expect("hyperz decode");
+    assert!(own.data == data, "hyperz's decoder disagrees");
+    assert!(decode_streamed(format, &z, 1 + rnd(4096)) == data, "streamed decode disagrees");
     // The whole-buffer path never exceeds the bound callers size their buffers by.
     let whole = compress(format, data, level);
     assert!(whole.len() <= compress_bound(format, data.len()));
