@@ -5,7 +5,7 @@
 //! walks the chain newest-first up to `depth` candidates, comparing eight bytes at a time, and
 //! stops early at `nice` length.
 //!
-//! The chains hash four bytes, or five (`LONG`: text-like data,
+//! The chains hash four bytes, or five (`LONG`: text-like data of 32 KiB or more,
 //! [`minlen::long_keys`](super::minlen::long_keys)). With five and `H4` (the lazy levels),
 //! `head4` also keeps the most recent position of each four-byte hash, and when the walk found
 //! nothing of five bytes or more, that one candidate is tried for a four-byte match. On text

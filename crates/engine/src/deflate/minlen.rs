@@ -35,10 +35,14 @@ const RUNS: usize = 64;
 /// 35-70 values (`sum`, an executable, 95); a tar of executables 101-256, JPEG and PDF 255-256.
 const TEXT_VALUES: u64 = 96;
 
-/// Text shorter than this (new data in a segment) keeps four-byte keys in the match finders
-/// that have no four-byte head (level 1's table, the greedy levels' chains): a short input has
-/// few repeats, and its four-byte matches weigh more. Five-byte keys cost the corpus's files
-/// under 32 KiB up to 1.7% at level 2 and 1% at level 1.
+/// Text shorter than this (new data in a segment) keeps four-byte keys in every match finder:
+/// a short input has few repeats, its chains are short whatever their keys, and its four-byte
+/// matches weigh more. Five-byte keys cost the corpus's files under 32 KiB up to 1.7% at level
+/// 2 and 1% at level 1. The lazy levels, whose five-byte chains keep the nearest four-byte
+/// match in a head, kept their ratio on those files either way (fields.c, grammar.lsp, xargs.1
+/// and cp.html together: level 4 -0.17%, 5 -0.03%, 6 0.00%, 7 +0.12%, 8 +0.25% with four-byte
+/// chains) but ran 11-17% faster at levels 4-7 on four-byte chains (interleaved runs): the
+/// head's upkeep and the wider hash buy nothing on chains that short.
 const SHORT_TEXT: usize = 32 << 10;
 
 /// Byte values seen more than once per 1024 literals counted in `freq`: the alphabet a literal
@@ -52,13 +56,13 @@ fn alphabet(freq: &[u32]) -> Option<u64> {
 }
 
 /// True when a match finder should key `len` bytes of new data by five bytes instead of four:
-/// when the data is text-like (at most [`TEXT_VALUES`] byte values in common use in `freq`,
-/// its [`sample`], taken only if needed): its matches are rarely worth taking at three bytes,
-/// and a hash of five bytes finds the longer ones sooner (`matchfind.rs`, `strategy/fast.rs`).
-/// A finder without a four-byte head (`head4` false) also needs [`SHORT_TEXT`] bytes. False
-/// when there are too few counts to tell.
-pub fn long_keys(len: usize, head4: bool, freq: impl FnOnce() -> [u32; 256]) -> bool {
-    (head4 || len >= SHORT_TEXT) && alphabet(&freq()).is_some_and(|used| used <= TEXT_VALUES)
+/// when there are at least [`SHORT_TEXT`] of them and they are text-like (at most
+/// [`TEXT_VALUES`] byte values in common use in `freq`, their [`sample`], taken only if
+/// needed): the matches of text are rarely worth taking at three bytes, and a hash of five
+/// bytes finds the longer ones sooner (`matchfind.rs`, `strategy/fast.rs`). False when there
+/// are too few counts to tell.
+pub fn long_keys(len: usize, freq: impl FnOnce() -> [u32; 256]) -> bool {
+    len >= SHORT_TEXT && alphabet(&freq()).is_some_and(|used| used <= TEXT_VALUES)
 }
 
 /// The shortest worthwhile match for literals counted in `freq` (256 byte counts), or `None`
@@ -112,7 +116,7 @@ mod tests {
     #[test]
     fn text_like_data_gets_long_keys() {
         let lcg = |i: u32| i.wrapping_mul(2_654_435_761) >> 13;
-        let keys = |d: &[u8]| long_keys(d.len(), true, || sample(d));
+        let keys = |d: &[u8]| long_keys(d.len(), || sample(d));
         let text: Vec<u8> = (0..300_000).map(|i| b' ' + (lcg(i) % 90) as u8).collect();
         assert!(keys(&text));
         let wide: Vec<u8> = (0..300_000).map(|i| b' ' + (lcg(i) % 100) as u8).collect();
@@ -120,6 +124,9 @@ mod tests {
         let bytes: Vec<u8> = (0..300_000).map(|i| lcg(i) as u8).collect();
         assert!(!keys(&bytes));
         assert!(!keys(&text[..500]));
+        // Short text keeps four-byte keys.
+        assert!(!keys(&text[..SHORT_TEXT - 1]));
+        assert!(keys(&text[..SHORT_TEXT]));
     }
 
     #[test]

@@ -103,7 +103,7 @@ impl Table {
 /// KiB lost up to 1%). The choice depends only on the data: the output stays deterministic.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let data = &buf[start..];
-    if minlen::long_keys(data.len(), false, || minlen::sample(data)) {
+    if minlen::long_keys(data.len(), || minlen::sample(data)) {
         parse::<true>(ctx, buf, start);
     } else {
         parse::<false>(ctx, buf, start);

@@ -49,11 +49,11 @@ fn run_with<const H: usize, const P: usize, const Q: usize>(
     } else {
         ctx.min_match
     };
-    // Five-byte chains for text-like data; data with more byte values in use (executables,
-    // compressed files) keeps its short matches on four-byte chains. The lazy parsers keep
-    // the nearest four-byte match in a four-byte head (`H4`); greedy parsing measured better
-    // without it.
-    let long = ctx.row.chain5 && minlen::long_keys(buf.len() - start, ahead > 0, || freq);
+    // Five-byte chains for text-like data of 32 KiB or more; data with more byte values in use
+    // (executables, compressed files) keeps its short matches on four-byte chains, and short
+    // text its few repeats. The lazy parsers keep the nearest four-byte match in a four-byte
+    // head (`H4`); greedy parsing measured better without it.
+    let long = ctx.row.chain5 && minlen::long_keys(buf.len() - start, || freq);
     match (ahead, long) {
         (0, false) => parse::<H, P, Q, 0, false, false>(ctx, &mut mf, buf, start, min),
         (0, true) => parse::<H, P, Q, 0, true, false>(ctx, &mut mf, buf, start, min),
