@@ -8,7 +8,7 @@
 #![forbid(unsafe_code)]
 
 use super::bitwriter::BitWriter;
-use super::huffman::{build_codes, build_lengths};
+use super::huffman::{build_codes, build_lengths, Scratch};
 use super::tables::*;
 
 /// Marks a match in the symbol buffer.
@@ -160,6 +160,8 @@ pub struct Encoder {
     lit_codes: Vec<u16>,
     dist_codes: Vec<u16>,
     rle: Vec<(u8, u8)>,
+    /// [`build_lengths`]'s work arrays.
+    huff: Box<Scratch>,
 }
 
 /// A block's sizes under each block type, from [`Encoder::size`]; the dynamic code's lengths
@@ -277,7 +279,7 @@ impl Encoder {
     fn size(&mut self, lf: &[u32; 288], df: &[u32; 30]) -> Sizes {
         self.lit_lens.resize(288, 0);
         self.dist_lens.resize(30, 0);
-        build_lengths(&lf[..286], 15, &mut self.lit_lens[..286]);
+        build_lengths(&lf[..286], 15, &mut self.lit_lens[..286], &mut self.huff);
         self.lit_lens[286] = 0;
         self.lit_lens[287] = 0;
         if df.iter().all(|&f| f == 0) {
@@ -285,7 +287,7 @@ impl Encoder {
             self.dist_lens[0] = 1;
             self.dist_lens[1] = 1;
         } else {
-            build_lengths(df, 15, &mut self.dist_lens);
+            build_lengths(df, 15, &mut self.dist_lens, &mut self.huff);
         }
         let hlit = 257
             + self.lit_lens[257..286]
@@ -307,7 +309,7 @@ impl Encoder {
             cl_freq[s as usize] += 1;
         }
         let mut cl_lens = [0u8; 19];
-        build_lengths(&cl_freq, 7, &mut cl_lens);
+        build_lengths(&cl_freq, 7, &mut cl_lens, &mut self.huff);
         let hclen = 4 + CLEN_ORDER[4..]
             .iter()
             .rposition(|&s| cl_lens[s] != 0)
