@@ -6,8 +6,8 @@
 //! stops early at `nice` length.
 //!
 //! The chains hash four bytes, or five (`LONG`: text-like data of 32 KiB or more,
-//! [`minlen::long_keys`](super::minlen::long_keys)). With five and `H4` (the lazy levels),
-//! `head4` also keeps the most recent position of each four-byte hash, and when the walk found
+//! [`minlen::long_keys`](super::minlen::long_keys)). With five and `SHORT` (the lazy levels),
+//! a short head keeps the most recent position of each four-byte hash, and when the walk found
 //! nothing of five bytes or more, that one candidate is tried for a four-byte match. On text
 //! the chains of a four-byte hash fill with candidates that share only those four bytes
 //! ("the " before every other word), and a search spends most of its depth on them; chained
@@ -19,6 +19,18 @@
 //! compresses as well or better. The head is filled at every position: filled only where a
 //! search starts, it gave back half the gain. On an archive of executables (matches of three
 //! bytes pay) five-byte chains lost 0.35% at the same speed, hence four-byte chains there.
+//!
+//! On four-byte chains the short head is keyed by three bytes (the lazy levels on data that is
+//! not text-like, where the minimum match is three): when the walk found nothing of four
+//! bytes, its candidate is tried for a three-byte match, as with libdeflate's `hash3_tab`.
+//! Four-byte chains alone never see a three-byte match, and executables are full of them:
+//! on four 1 MB pieces of a tar of /usr/bin, ratio at MB/s in interleaved runs, without ->
+//! with: L4 2.4596 at 53.9 -> 2.5201 at 46.3, L6 2.4776 at 62.6 -> 2.5353 at 52.1, L8 2.5160
+//! at 34.0 -> 2.5732 at 30.9 (libdeflate -6 2.550, zlib -6 2.509); slower because more
+//! matches mean more look-aheads and fewer stretches skipped as incompressible, but level 6
+//! with it compresses better than level 8 without. Per-file corpus: L6 3.4878 -> 3.4885.
+//! Text keeps its chains without it: at level 9 (four-byte chains on all data) three-byte
+//! matches cost `world192.txt` 0.1% and `urls.10K` 0.4%.
 //!
 //! Positions are relative to the segment buffer, which the caller rebuilds per segment
 //! (history + new data), so tables are reset per segment: this keeps the output a function of
@@ -163,9 +175,9 @@ pub fn hash5(w: u64, bits: u32) -> usize {
 
 /// Largest hash table (memLevel 9): 2^16 buckets.
 pub const HEAD_SIZE: usize = 1 << 16;
-/// Four-byte heads per chain bucket: a quarter (2^14 at memLevel 9, 64 KiB). A quarter kept
+/// Short-head slots per chain bucket: a quarter (2^14 at memLevel 9, 64 KiB). A quarter kept
 /// the ratio of a full-size table within 0.03% and was faster; 2^12 heads lost 0.2%.
-const HEAD4_SHIFT: u32 = 2;
+const SHORT_SHIFT: u32 = 2;
 /// Largest window: 32 KiB of chain links.
 pub const PREV_SIZE: usize = 1 << 15;
 /// Segments shorter than this use [`SmallChains`].
@@ -178,7 +190,7 @@ pub const SMALL_SEGMENT: usize = 1 << 12;
 /// 94). Such a segment hashes into at most 2^11 buckets ([`Chains::reset`]) and its positions
 /// are below 2^12, so the chains, and the output, are the same as with the full tables.
 pub type SmallChains =
-    Chains<{ SMALL_SEGMENT / 2 }, SMALL_SEGMENT, { (SMALL_SEGMENT / 2) >> HEAD4_SHIFT }>;
+    Chains<{ SMALL_SEGMENT / 2 }, SMALL_SEGMENT, { (SMALL_SEGMENT / 2) >> SHORT_SHIFT }>;
 
 /// A zeroed fixed-size table on the heap. The tables have compile-time sizes and are indexed
 /// with masked values, so the compiler drops the bounds checks from the chain walk.
@@ -189,17 +201,18 @@ fn table<const N: usize>() -> Box<[u32; N]> {
         .expect("length N")
 }
 
-/// Hash chains over one segment buffer, with `H` buckets, `P` links and `Q` four-byte heads
+/// Hash chains over one segment buffer, with `H` buckets, `P` links and `Q` short-head slots
 /// at most.
 #[derive(Clone)]
 pub struct Chains<
     const H: usize = HEAD_SIZE,
     const P: usize = PREV_SIZE,
-    const Q: usize = { HEAD_SIZE >> HEAD4_SHIFT },
+    const Q: usize = { HEAD_SIZE >> SHORT_SHIFT },
 > {
     head: Box<[u32; H]>,
-    /// The most recent position (+1) of each four-byte hash.
-    head4: Box<[u32; Q]>,
+    /// The short head: the most recent position (+1) of each four-byte hash (five-byte
+    /// chains) or three-byte hash (four-byte chains).
+    short: Box<[u32; Q]>,
     prev: Box<[u32; P]>,
     /// Hash bits in use for the current segment (see [`Chains::reset`]).
     hash_bits: u32,
@@ -220,7 +233,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         let w = 1usize << window_bits.min(15);
         Chains {
             head: table(),
-            head4: table(),
+            short: table(),
             prev: table(),
             hash_bits: hash_bits.min(H.trailing_zeros()),
             max_bits: hash_bits.min(H.trailing_zeros()),
@@ -243,7 +256,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         debug_assert!(1 << self.hash_bits <= H && (P >= PREV_SIZE || len <= P));
         // Hashes stay below 2^hash_bits: only that part of the table is ever used.
         self.head[..1 << self.hash_bits].fill(0);
-        self.head4[..1 << (self.hash_bits - HEAD4_SHIFT)].fill(0);
+        self.short[..1 << (self.hash_bits - SHORT_SHIFT)].fill(0);
         self.next = 0;
         self.ahead = (usize::MAX, 0);
     }
@@ -260,20 +273,22 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         hash5(v, self.hash_bits) & (H - 1)
     }
 
-    /// The four-byte head slot of the low four bytes of `v`.
+    /// The short head's slot of the bytes `v` starts with: their four bytes on five-byte
+    /// chains (`LONG`), their three on four-byte ones.
     #[inline(always)]
-    fn head4_slot(&self, v: u64) -> usize {
-        hash4(v as u32, self.hash_bits - HEAD4_SHIFT) & (Q - 1)
+    fn short_slot<const LONG: bool>(&self, v: u64) -> usize {
+        let key = if LONG { v as u32 } else { (v as u32) << 8 };
+        hash4(key, self.hash_bits - SHORT_SHIFT) & (Q - 1)
     }
 
-    /// Links position `p`, whose bytes start `v`, into its chain (and, if `LONG` and `H4`, its
-    /// four-byte head).
+    /// Links position `p`, whose bytes start `v`, into its chain (and, with `SHORT`, its short
+    /// head).
     #[inline(always)]
-    fn put<const LONG: bool, const H4: bool>(&mut self, p: usize, v: u64) {
+    fn put<const LONG: bool, const SHORT: bool>(&mut self, p: usize, v: u64) {
+        if SHORT {
+            self.short[self.short_slot::<LONG>(v)] = p as u32 + 1;
+        }
         let h = if LONG {
-            if H4 {
-                self.head4[self.head4_slot(v)] = p as u32 + 1;
-            }
             self.bucket5(v)
         } else {
             self.bucket4(v as u32)
@@ -292,9 +307,9 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
 
     /// Inserts every position from `self.next` up to `to` (exclusive) that has four readable bytes.
     #[inline(always)]
-    pub fn insert_to<const LONG: bool, const H4: bool>(&mut self, buf: &[u8], to: usize) {
+    pub fn insert_to<const LONG: bool, const SHORT: bool>(&mut self, buf: &[u8], to: usize) {
         let lim = to.min(buf.len().saturating_sub(3));
-        each_word(buf, self.next, lim, |p, w| self.put::<LONG, H4>(p, w));
+        each_word(buf, self.next, lim, |p, w| self.put::<LONG, SHORT>(p, w));
         self.next = self.next.max(to);
     }
 
@@ -305,7 +320,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     /// share registers. L6 +3% on the sample, +1.5% on a tar of /usr cut in 256 KiB blocks
     /// (its ELF part -2%).
     #[inline(always)]
-    pub fn find<const LONG: bool, const H4: bool>(
+    pub fn find<const LONG: bool, const SHORT: bool>(
         &mut self,
         buf: &[u8],
         pos: usize,
@@ -316,12 +331,12 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     ) -> (usize, usize) {
         let end = buf.len();
         if pos + 4 > end {
-            self.insert_to::<LONG, H4>(buf, pos);
+            self.insert_to::<LONG, SHORT>(buf, pos);
             return (0, 0);
         }
         // Five-byte chains read this position's eight bytes once: its bucket, its four-byte
         // head and (shifted by a byte) the next position's bucket all come from them.
-        let w = if LONG { word(buf, pos) } else { 0 };
+        let w = if LONG || SHORT { word(buf, pos) } else { 0 };
         let h = if self.ahead.0 == pos {
             self.ahead.1
         } else {
@@ -335,7 +350,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             crate::arch::prefetch(&self.head[..], h);
             h
         };
-        self.insert_to::<LONG, H4>(buf, pos);
+        self.insert_to::<LONG, SHORT>(buf, pos);
         // The lazy parser searches pos + 1 next: start loading its bucket now, while this
         // chain is walked. (`w >> 8` starts with that position's five bytes, or the zeros past
         // the end that `word` would give it.)
@@ -352,10 +367,10 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         let l = self.link(pos);
         self.prev[l] = cur as u32;
         self.head[h] = pos as u32 + 1;
-        let c4 = if LONG && H4 {
-            let h4 = self.head4_slot(w);
-            let c4 = self.head4[h4] as usize;
-            self.head4[h4] = pos as u32 + 1;
+        let c4 = if SHORT {
+            let h4 = self.short_slot::<LONG>(w);
+            let c4 = self.short[h4] as usize;
+            self.short[h4] = pos as u32 + 1;
             c4
         } else {
             0
@@ -424,8 +439,9 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
                 }
             }
         }
-        // No match of five bytes or more: the most recent four-byte one, if any.
-        if LONG && H4 && best_len < 5 && c4 > cutoff {
+        // Nothing as long as the chains' keys: the short head's candidate, if any (four bytes
+        // on five-byte chains, three on four-byte ones).
+        if SHORT && best_len < if LONG { 5 } else { 4 } && c4 > cutoff {
             let c = c4 - 1;
             let l = match_len(buf, c, pos, max);
             if l > best_len {
@@ -576,9 +592,35 @@ mod tests {
         find_reports_real_matches_in::<false, false>();
         find_reports_real_matches_in::<true, false>();
         find_reports_real_matches_in::<true, true>();
+        find_reports_real_matches_in::<false, true>();
     }
 
-    fn find_reports_real_matches_in<const LONG: bool, const H4: bool>() {
+    /// On four-byte chains the short head finds three-byte matches, which the chains cannot.
+    #[test]
+    fn three_byte_head_finds_three_byte_matches() {
+        let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15u64);
+        let mut data: Vec<u8> = (0..2000).map(|_| rnd() as u8).collect();
+        // "xyz" then a different fourth byte, 10 bytes apart (the head keeps only the newest
+        // position of each slot, so a long gap of random bytes would likely overwrite it).
+        data[500..504].copy_from_slice(b"xyzA");
+        data[510..514].copy_from_slice(b"xyzB");
+        for short in [false, true] {
+            let mut c: Chains = Chains::new(15, 15);
+            c.reset(data.len());
+            let (l, d) = if short {
+                c.find::<false, true>(&data, 510, 2, 64, MAX_MATCH, 1 << 15)
+            } else {
+                c.find::<false, false>(&data, 510, 2, 64, MAX_MATCH, 1 << 15)
+            };
+            if short {
+                assert_eq!((l, d), (3, 10));
+            } else {
+                assert!(l < 3 || d != 10, "four-byte chains found ({l}, {d})");
+            }
+        }
+    }
+
+    fn find_reports_real_matches_in<const LONG: bool, const SHORT: bool>() {
         let hashed = if LONG { 5 } else { 4 };
         let mut rnd = xorshift(0x2545_F491_4F6C_DD1Du64);
         let mut inputs = vec![
@@ -600,7 +642,7 @@ mod tests {
                 c.reset(data.len());
                 let mut p = 0;
                 while p < data.len() {
-                    let (l, d) = c.find::<LONG, H4>(&data, p, 2, 4096, MAX_MATCH, window);
+                    let (l, d) = c.find::<LONG, SHORT>(&data, p, 2, 4096, MAX_MATCH, window);
                     if d != 0 {
                         assert!((3..=MAX_MATCH).contains(&l) && d <= p && d <= window);
                         assert!(p + l <= data.len());

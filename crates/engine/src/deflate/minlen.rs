@@ -55,6 +55,12 @@ fn alphabet(freq: &[u32]) -> Option<u64> {
     Some(freq.iter().filter(|&&c| c > total >> 10).count() as u64)
 }
 
+/// True when the data counted in `freq` (a [`sample`]) is text-like: at most [`TEXT_VALUES`]
+/// byte values in common use. False when there are too few counts to tell.
+pub fn text_like(freq: &[u32; 256]) -> bool {
+    alphabet(freq).is_some_and(|used| used <= TEXT_VALUES)
+}
+
 /// True when a match finder should key `len` bytes of new data by five bytes instead of four:
 /// when there are at least [`SHORT_TEXT`] of them and they are text-like (at most
 /// [`TEXT_VALUES`] byte values in common use in `freq`, their [`sample`], taken only if
@@ -62,7 +68,7 @@ fn alphabet(freq: &[u32]) -> Option<u64> {
 /// bytes finds the longer ones sooner (`matchfind.rs`, `strategy/fast.rs`). False when there
 /// are too few counts to tell.
 pub fn long_keys(len: usize, freq: impl FnOnce() -> [u32; 256]) -> bool {
-    len >= SHORT_TEXT && alphabet(&freq()).is_some_and(|used| used <= TEXT_VALUES)
+    len >= SHORT_TEXT && text_like(&freq())
 }
 
 /// The shortest worthwhile match for literals counted in `freq` (256 byte counts), or `None`

@@ -51,22 +51,28 @@ fn run_with<const H: usize, const P: usize, const Q: usize>(
     };
     // Five-byte chains for text-like data of 32 KiB or more; data with more byte values in use
     // (executables, compressed files) keeps its short matches on four-byte chains, and short
-    // text its few repeats. The lazy parsers keep the nearest four-byte match in a four-byte
-    // head (`H4`); greedy parsing measured better without it.
+    // text its few repeats. The lazy parsers keep a short head (`SHORT`, see `matchfind.rs`):
+    // the nearest four-byte match on five-byte chains, and on four-byte chains the nearest
+    // three-byte one where three-byte matches pay (data that is not text-like, minimum 3).
+    // Greedy parsing measured better without the four-byte head; with the three-byte one
+    // it gained 1.4% on executables, but level 2 is a speed level.
     let long = ctx.row.chain5 && minlen::long_keys(buf.len() - start, || freq);
-    match (ahead, long) {
-        (0, false) => parse::<H, P, Q, 0, false, false>(ctx, &mut mf, buf, start, min),
-        (0, true) => parse::<H, P, Q, 0, true, false>(ctx, &mut mf, buf, start, min),
-        (1, false) => parse::<H, P, Q, 1, false, false>(ctx, &mut mf, buf, start, min),
-        (1, true) => parse::<H, P, Q, 1, true, true>(ctx, &mut mf, buf, start, min),
-        (_, false) => parse::<H, P, Q, 2, false, false>(ctx, &mut mf, buf, start, min),
-        (_, true) => parse::<H, P, Q, 2, true, true>(ctx, &mut mf, buf, start, min),
+    let short = ahead > 0 && (long || (min == 3 && !minlen::text_like(&freq)));
+    match (ahead, long, short) {
+        (0, false, _) => parse::<H, P, Q, 0, false, false>(ctx, &mut mf, buf, start, min),
+        (0, true, _) => parse::<H, P, Q, 0, true, false>(ctx, &mut mf, buf, start, min),
+        (1, false, false) => parse::<H, P, Q, 1, false, false>(ctx, &mut mf, buf, start, min),
+        (1, false, true) => parse::<H, P, Q, 1, false, true>(ctx, &mut mf, buf, start, min),
+        (1, true, _) => parse::<H, P, Q, 1, true, true>(ctx, &mut mf, buf, start, min),
+        (_, false, false) => parse::<H, P, Q, 2, false, false>(ctx, &mut mf, buf, start, min),
+        (_, false, true) => parse::<H, P, Q, 2, false, true>(ctx, &mut mf, buf, start, min),
+        (_, true, _) => parse::<H, P, Q, 2, true, true>(ctx, &mut mf, buf, start, min),
     }
     *slot(ctx) = Some(mf);
 }
 
 /// [`run`] with chains of either size, compiled for each look-ahead and for four- or five-byte
-/// chains (`LONG`, from the row's `chain5`) with or without a four-byte head (`H4`; see
+/// chains (`LONG`, from the row's `chain5`) with or without a short head (`SHORT`; see
 /// `matchfind.rs`).
 fn parse<
     const H: usize,
@@ -74,7 +80,7 @@ fn parse<
     const Q: usize,
     const AHEAD: u32,
     const LONG: bool,
-    const H4: bool,
+    const SHORT: bool,
 >(
     ctx: &mut Ctx,
     mf: &mut Chains<H, P, Q>,
@@ -89,7 +95,7 @@ fn parse<
     let lazy_max = (ctx.row.lazy as usize).min(nice);
     let good = ctx.row.good as usize;
     mf.next = start.saturating_sub(max_dist);
-    mf.insert_to::<LONG, H4>(buf, start);
+    mf.insert_to::<LONG, SHORT>(buf, start);
     let accept = |l: usize, d: usize| l >= min && (l > 3 || d <= TOO_FAR);
     // libdeflate's rule: a longer match is worth a literal unless its distance costs many more
     // bits; an equally long one only if it is much closer.
@@ -99,7 +105,7 @@ fn parse<
     let mut p = start;
     let mut miss = 0usize;
     while p < end {
-        let (mut l, mut d) = mf.find::<LONG, H4>(buf, p, min - 1, depth, nice, max_dist);
+        let (mut l, mut d) = mf.find::<LONG, SHORT>(buf, p, min - 1, depth, nice, max_dist);
         if !accept(l, d) {
             // After MISS_LIMIT searches without a match the data looks incompressible: step
             // over more and more positions unsearched (they are still hashed).
@@ -117,7 +123,7 @@ fn parse<
         while AHEAD > 0 && l < lazy_max && p + 1 < end {
             // A shallower search suffices to beat a match in hand, shallower still a good one.
             let dd = if l >= good { depth / 4 } else { depth / 2 };
-            let (l2, d2) = mf.find::<LONG, H4>(buf, p + 1, l - 1, dd.max(1), nice, max_dist);
+            let (l2, d2) = mf.find::<LONG, SHORT>(buf, p + 1, l - 1, dd.max(1), nice, max_dist);
             if l2 >= l && accept(l2, d2) && gain(l, d, l2, d2) > 2 {
                 ctx.sb.lit(buf[p]);
                 p += 1;
@@ -128,7 +134,7 @@ fn parse<
             // lazy2: a second look, for a match worth two literals.
             if AHEAD > 1 && p + 2 < end {
                 let (l3, d3) =
-                    mf.find::<LONG, H4>(buf, p + 2, l - 1, (depth / 4).max(1), nice, max_dist);
+                    mf.find::<LONG, SHORT>(buf, p + 2, l - 1, (depth / 4).max(1), nice, max_dist);
                 if l3 >= l && accept(l3, d3) && gain(l, d, l3, d3) > 6 {
                     ctx.sb.lit(buf[p]);
                     ctx.sb.lit(buf[p + 1]);
