@@ -20,8 +20,8 @@
 //! search starts, it gave back half the gain. On an archive of executables (matches of three
 //! bytes pay) five-byte chains lost 0.35% at the same speed, hence four-byte chains there.
 //!
-//! On four-byte chains the short head is keyed by three bytes (the lazy levels on data that is
-//! not text-like, where the minimum match is three): when the walk found nothing of four
+//! On four-byte chains the short head is keyed by three bytes (levels 2-9 on data that is not
+//! text-like, where the minimum match is three): when the walk found nothing of four
 //! bytes, its candidate is tried for a three-byte match, as with libdeflate's `hash3_tab`.
 //! Four-byte chains alone never see a three-byte match, and executables are full of them:
 //! on four 1 MB pieces of a tar of /usr/bin, ratio at MB/s in interleaved runs, without ->
