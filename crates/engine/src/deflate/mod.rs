@@ -193,7 +193,8 @@ pub struct LevelRow {
     pub good: u32,
     /// Near-optimal parser: dynamic-program passes per window.
     pub passes: u32,
-    /// Near-optimal parser: also report length-3 matches (a 3-byte hash table).
+    /// Near-optimal parser: also report length-3 matches (a 3-byte hash table); on data that
+    /// is not text-like they are reported whatever the row says (`strategy/optimal.rs`).
     pub hash3: bool,
     /// Chain parsers: chain five-byte hashes on text-like data (`matchfind.rs`); four-byte
     /// chains otherwise and when unset.
