@@ -16,6 +16,10 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+/// Output buffer: small writes (headers, short members) are gathered; the codec's own chunks
+/// (`codec::IO_CHUNK`, larger than this) go straight to the file or pipe without a copy.
+const OUT_BUF: usize = 64 * 1024;
+
 /// Suffixes recognised when decompressing, besides the user's `-S` suffix, with what replaces
 /// them (gzip's list).
 const KNOWN_SUFFIXES: &[(&str, &str)] = &[
@@ -72,7 +76,7 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
         _ => {}
     }
     let mut input = stdin.lock();
-    let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
+    let mut out = BufWriter::with_capacity(OUT_BUF, stdout.lock());
     let progress = Progress::none();
     match opts.mode {
         Mode::Compress => {
@@ -370,7 +374,7 @@ fn with_output(
             return None;
         }
         let stdout = io::stdout();
-        let mut out = BufWriter::with_capacity(1 << 20, stdout.lock());
+        let mut out = BufWriter::with_capacity(OUT_BUF, stdout.lock());
         return match work(&mut input, &mut out) {
             Ok(c) => Some(c),
             Err(e) => {
@@ -399,7 +403,7 @@ fn with_output(
             return None;
         }
     };
-    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut out = BufWriter::with_capacity(OUT_BUF, file);
     let result = work(&mut input, &mut out).and_then(|c| {
         let file = out
             .into_inner()
