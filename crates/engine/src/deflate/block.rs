@@ -375,9 +375,12 @@ impl Encoder {
             if n == 0 {
                 continue;
             }
-            let base = LEN_BASE[ls] as usize;
-            // Symbol 284's five extra bits would reach 258, which has its own symbol (285).
-            let end = (base + (1 << LEN_EXTRA[ls])).min(if ls == 28 { 259 } else { 258 });
+            // Up to the next symbol's base (symbol 284's five extra bits would reach 258, which
+            // is symbol 285's).
+            let (base, end) = (
+                LEN_BASE[ls] as usize,
+                LEN_BASE.get(ls + 1).map_or(259, |&b| b as usize),
+            );
             let mut e = lc[257 + ls] as u32 | (n + LEN_EXTRA[ls] as u32) << 24;
             for x in &mut lens[base..end] {
                 *x = e;

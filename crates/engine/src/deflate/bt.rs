@@ -58,7 +58,7 @@ fn hash4(v: u32) -> usize {
 /// 3-byte table slot of the first three bytes of `v`.
 #[inline(always)]
 fn hash3(v: u32) -> usize {
-    matchfind::hash4(v << 8, HASH3_BITS)
+    matchfind::hash3(v, HASH3_BITS)
 }
 
 impl Bt {

@@ -160,10 +160,17 @@ fn tail_word(buf: &[u8], i: usize) -> u64 {
 }
 
 /// A `bits`-bit hash of the four bytes `v` (the four-byte keys of level 1's table, of the
-/// chains and their four-byte heads, and of the binary trees).
+/// chains and their four-byte short heads, and of the binary trees).
 #[inline(always)]
 pub fn hash4(v: u32, bits: u32) -> usize {
     (v.wrapping_mul(0x1E35_A7BD) >> (32 - bits)) as usize
+}
+
+/// A `bits`-bit hash of the low three bytes of `v` (the short heads of four-byte chains and
+/// the binary trees' 3-byte table).
+#[inline(always)]
+pub fn hash3(v: u32, bits: u32) -> usize {
+    hash4(v << 8, bits)
 }
 
 /// A `bits`-bit hash of the low five bytes of `w` (the five-byte keys of level 1's table and
@@ -277,8 +284,12 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     /// chains (`LONG`), their three on four-byte ones.
     #[inline(always)]
     fn short_slot<const LONG: bool>(&self, v: u64) -> usize {
-        let key = if LONG { v as u32 } else { (v as u32) << 8 };
-        hash4(key, self.hash_bits - SHORT_SHIFT) & (Q - 1)
+        let bits = self.hash_bits - SHORT_SHIFT;
+        if LONG {
+            hash4(v as u32, bits) & (Q - 1)
+        } else {
+            hash3(v as u32, bits) & (Q - 1)
+        }
     }
 
     /// Links position `p`, whose bytes start `v`, into its chain (and, with `SHORT`, its short
@@ -334,8 +345,9 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             self.insert_to::<LONG, SHORT>(buf, pos);
             return (0, 0);
         }
-        // Five-byte chains read this position's eight bytes once: its bucket, its four-byte
-        // head and (shifted by a byte) the next position's bucket all come from them.
+        // Five-byte chains and short heads read this position's eight bytes once: its bucket,
+        // its short-head slot and (shifted by a byte) the next position's bucket all come from
+        // them.
         let w = if LONG || SHORT { word(buf, pos) } else { 0 };
         let h = if self.ahead.0 == pos {
             self.ahead.1
