@@ -184,7 +184,10 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
                             }
                         }
                     }
-                    from = l + 1;
+                    // Never below the minimum: a shorter match earlier in the list (the trees
+                    // report lengths from 4, the 3-byte table 3) must not let the next one be
+                    // taken below it.
+                    from = from.max(l + 1);
                 }
                 cost[i] = best;
                 choice[i] = ch;
@@ -223,4 +226,57 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
         w0 = w1;
     }
     ctx.bt = Some(mf);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::deflate::block::MATCH_FLAG;
+    use crate::deflate::ctx::Ctx;
+    use crate::deflate::matchfind::xorshift;
+    use crate::deflate::LEVELS;
+
+    /// The parse takes no match shorter than the context's minimum (6 under Z_FILTERED), also
+    /// where the trees report shorter ones before longer ones: on bytes full of 4- and 5-byte
+    /// repeats, with and without the 3-byte table (text-like and not).
+    #[test]
+    fn no_match_below_the_minimum() {
+        let mut rnd = xorshift(0x5851_F42D_4C95_7F2Du64);
+        let words: Vec<Vec<u8>> = (0..40)
+            .map(|_| {
+                (0..4 + rnd() as usize % 6)
+                    .map(|_| b'a' + (rnd() % 8) as u8)
+                    .collect()
+            })
+            .collect();
+        let text: Vec<u8> = (0..30_000)
+            .flat_map(|_| words[rnd() as usize % words.len()].clone())
+            .take(60_000)
+            .collect();
+        let binary: Vec<u8> = text
+            .iter()
+            .map(|&b| b.wrapping_mul(37) ^ (b >> 1))
+            .collect();
+        for data in [&text, &binary] {
+            for level in 10..=12 {
+                for min in [3, 6] {
+                    let mut ctx = Ctx::new(LEVELS[level], 15, 8);
+                    ctx.min_match = min;
+                    ctx.begin(0);
+                    super::run(&mut ctx, data, 0);
+                    let shortest = ctx
+                        .sb
+                        .syms
+                        .iter()
+                        .filter(|&&s| s & MATCH_FLAG != 0)
+                        .map(|&s| (s >> 16) & 0x1ff)
+                        .min()
+                        .expect("matches");
+                    assert!(
+                        shortest as usize >= min,
+                        "level {level} min {min}: {shortest}"
+                    );
+                }
+            }
+        }
+    }
 }
