@@ -67,6 +67,14 @@ pub fn text_like(freq: &[u32; 256]) -> bool {
     alphabet(freq).is_some_and(|used| used <= TEXT_VALUES)
 }
 
+/// True when three-byte matches pay in data whose [`sample`] counts are `freq`, with a shortest
+/// match of `min`: the minimum is three (not raised by a small alphabet, nor Z_FILTERED's six)
+/// and the data is not text-like. The chain levels then keep a three-byte short head
+/// (`matchfind.rs`), and level 10 the binary trees' three-byte table.
+pub fn three_byte_matches(min: usize, freq: &[u32; 256]) -> bool {
+    min == 3 && !text_like(freq)
+}
+
 /// True when a match finder should key `len` bytes of new data by five bytes instead of four:
 /// when there are at least [`SHORT_TEXT`] of them and they are text-like (at most
 /// [`TEXT_VALUES`] byte values in common use in `freq`, their [`sample`], taken only if

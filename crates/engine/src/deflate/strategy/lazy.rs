@@ -62,7 +62,7 @@ fn run_with<const H: usize, const P: usize, const Q: usize>(
     let short = if long {
         ahead > 0
     } else {
-        min == 3 && !minlen::text_like(&freq)
+        minlen::three_byte_matches(min, &freq)
     };
     match (ahead, long, short) {
         (0, false, false) => parse::<H, P, Q, 0, false, false>(ctx, &mut mf, buf, start, min),

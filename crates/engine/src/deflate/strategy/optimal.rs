@@ -104,18 +104,17 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let mut mf = ctx.bt.take().unwrap_or_else(|| Bt::new(ctx.window_bits));
     // Length-3 matches (levels 11 and 12): per-file corpus 3.6746 -> 3.6803 at level 10's
     // depth, 9% slower. Level 10 takes them too on data that is not text-like, where they pay
-    // most: four 1 MB pieces of executables 2.555 -> 2.628 (libdeflate -10: 2.634).
-    mf.hash3 = ctx.row.hash3 || !minlen::text_like(&minlen::sample(&buf[start..]));
+    // most: four 1 MB pieces of executables 2.555 -> 2.628 (libdeflate -10: 2.634). None
+    // where the minimum is above three (Z_FILTERED).
+    let min = ctx.min_match;
+    mf.hash3 = (ctx.row.hash3 && min == 3)
+        || minlen::three_byte_matches(min, &minlen::sample(&buf[start..]));
     let passes = ctx.row.passes.max(1);
     mf.reset();
     let max_dist = ctx.max_dist;
     let depth = ctx.row.depth;
     let nice = ctx.row.nice as usize;
-    let min_len = if mf.hash3 {
-        ctx.min_match
-    } else {
-        ctx.min_match.max(4)
-    };
+    let min_len = if mf.hash3 { min } else { min.max(4) };
     mf.next = start.saturating_sub(max_dist);
     mf.skip_to(buf, start, depth, nice, max_dist);
     let mut matches: Vec<(u16, u16)> = Vec::new();
