@@ -471,6 +471,65 @@ fn checksum_and_length_mismatch() {
     );
 }
 
+/// Each trailer field is checked as soon as its bytes are there, and reported at its first
+/// byte by both decoders (the streaming one fed a byte at a time): a gzip member cut short
+/// inside ISIZE whose CRC is already wrong is a checksum mismatch, as zlib reports it (`incorrect
+/// data check`), not a truncated stream; with the right CRC it is truncated.
+#[test]
+fn trailer_fields_are_checked_as_they_arrive() {
+    let data = b"Trailer fields, one at a time. ".repeat(30);
+    let g = compress(Format::Gzip, &data, 6);
+    let t = g.len() - 8;
+    let byte_at_a_time = |input: &[u8]| -> Result<(), InflateError> {
+        let mut inf = Inflater::new(Format::Gzip, 15);
+        let mut out = vec![0u8; 4096];
+        for i in 0..input.len() {
+            inf.inflate(&input[i..i + 1], &mut out)?;
+        }
+        Ok(())
+    };
+    let crc_bad = |k: ErrorKind| matches!(k, ErrorKind::ChecksumMismatch { expected, actual } if expected ^ actual == 1 << 24);
+    for cut in [t + 4, t + 5, t + 7, t + 8] {
+        let mut b = g[..cut].to_vec();
+        b[t + 3] ^= 1;
+        let whole = decompress(Format::Gzip, &b).unwrap_err();
+        let streamed = byte_at_a_time(&b).unwrap_err();
+        for e in [whole, streamed] {
+            assert!(crc_bad(e.kind), "cut at {cut}: {e}");
+            assert_eq!(e.offset, t as u64, "cut at {cut}: {e}");
+        }
+        // The same cut with the right CRC: the whole-buffer decoder says truncated (a complete
+        // trailer has nothing left to check), the streaming one waits for more.
+        let ok = &g[..cut];
+        if cut < g.len() {
+            assert_eq!(
+                decompress(Format::Gzip, ok).unwrap_err().kind,
+                ErrorKind::Truncated
+            );
+            assert!(byte_at_a_time(ok).is_ok());
+        }
+    }
+    let mut b = g.clone();
+    b[t + 4] ^= 2;
+    let len = data.len() as u32;
+    for e in [
+        decompress(Format::Gzip, &b).unwrap_err(),
+        byte_at_a_time(&b).unwrap_err(),
+    ] {
+        assert_eq!(
+            (e.kind, e.offset),
+            (
+                ErrorKind::LengthMismatch {
+                    expected: len ^ 2,
+                    actual: len
+                },
+                t as u64 + 4
+            ),
+            "{e}"
+        );
+    }
+}
+
 #[test]
 fn trailing_data_and_output_limit() {
     let data = vec![7u8; 5000];

@@ -144,16 +144,23 @@ pub fn check_zlib_trailer(t: &[u8; 4], adler: u32) -> Result<(), ErrorKind> {
     Ok(())
 }
 
-/// Checks a gzip trailer (CRC-32 and ISIZE, little-endian).
-pub fn check_gzip_trailer(t: &[u8; 8], crc: u32, len: u64) -> Result<(), ErrorKind> {
-    let expected = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+/// Checks a gzip trailer's first field, the CRC-32 of the member's data (little-endian). It is
+/// checked as soon as its four bytes are there, as zlib does: a member cut short inside ISIZE
+/// whose CRC is already wrong is reported as a checksum mismatch, not as truncated.
+pub fn check_gzip_crc(t: [u8; 4], crc: u32) -> Result<(), ErrorKind> {
+    let expected = u32::from_le_bytes(t);
     if expected != crc {
         return Err(ErrorKind::ChecksumMismatch {
             expected,
             actual: crc,
         });
     }
-    let isize = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
+    Ok(())
+}
+
+/// Checks a gzip trailer's second field, ISIZE: the member's length mod 2^32 (little-endian).
+pub fn check_gzip_isize(t: [u8; 4], len: u64) -> Result<(), ErrorKind> {
+    let isize = u32::from_le_bytes(t);
     if isize != len as u32 {
         return Err(ErrorKind::LengthMismatch {
             expected: isize,

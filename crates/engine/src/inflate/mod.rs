@@ -294,12 +294,21 @@ impl Decompressor {
                 (None, check)
             }
             Format::Gzip => {
-                let at = ip;
-                let mut t = [0u8; 8];
-                for (i, b) in t.iter_mut().enumerate() {
-                    *b = trailer_byte(i, &mut ip)?;
+                // Each field is checked as soon as it has been read (see `check_gzip_crc`),
+                // and reported at its first byte.
+                for field in 0..2 {
+                    let at = ip;
+                    let mut t = [0u8; 4];
+                    for (i, b) in t.iter_mut().enumerate() {
+                        *b = trailer_byte(i, &mut ip)?;
+                    }
+                    if field == 0 {
+                        container::check_gzip_crc(t, check)
+                    } else {
+                        container::check_gzip_isize(t, len)
+                    }
+                    .map_err(|k| err(k, at))?;
                 }
-                container::check_gzip_trailer(&t, check, len).map_err(|k| err(k, at))?;
                 let h = match header {
                     Some(Header::Gzip(h)) => Some(h),
                     _ => None,

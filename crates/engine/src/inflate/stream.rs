@@ -424,23 +424,30 @@ impl Inflater {
                     let n = (need - self.trailer.len().min(need)).min(input.len() - *ip);
                     self.trailer.extend_from_slice(&input[*ip..*ip + n]);
                     *ip += n;
+                    // The trailer's bytes are the last ones consumed: its first is at `start`.
+                    // Each field is checked as soon as its four bytes are there (zlib does the
+                    // same; see `container::check_gzip_crc`), and reported at its first byte.
+                    let start = base + *ip as u64 - self.trailer.len() as u64;
+                    let t = &self.trailer;
+                    let field = |i: usize| -> [u8; 4] { t[i..i + 4].try_into().unwrap() };
+                    let at = |k, f: u64| InflateError::new(k, start + 4 * f);
+                    if self.verify && t.len() >= 4 {
+                        match self.format {
+                            Format::Zlib => container::check_zlib_trailer(&field(0), self.check)
+                                .map_err(|k| at(k, 0))?,
+                            Format::Gzip => {
+                                container::check_gzip_crc(field(0), self.check)
+                                    .map_err(|k| at(k, 0))?;
+                                if t.len() >= 8 {
+                                    container::check_gzip_isize(field(4), self.member_out)
+                                        .map_err(|k| at(k, 1))?;
+                                }
+                            }
+                            Format::Raw => {}
+                        }
+                    }
                     if self.trailer.len() < need {
                         return Ok(StreamState::Progress);
-                    }
-                    let at = *ip;
-                    match self.format {
-                        _ if !self.verify => {}
-                        Format::Zlib => {
-                            let t: [u8; 4] = self.trailer[..4].try_into().unwrap();
-                            container::check_zlib_trailer(&t, self.check)
-                                .map_err(|k| err(k, at))?;
-                        }
-                        Format::Gzip => {
-                            let t: [u8; 8] = self.trailer[..8].try_into().unwrap();
-                            container::check_gzip_trailer(&t, self.check, self.member_out)
-                                .map_err(|k| err(k, at))?;
-                        }
-                        Format::Raw => {}
                     }
                     self.phase = Phase::Done;
                 }
