@@ -256,9 +256,9 @@ mod tests {
             .map(|&b| b.wrapping_mul(37) ^ (b >> 1))
             .collect();
         for data in [&text, &binary] {
-            for level in 10..=12 {
+            for (level, &row) in LEVELS.iter().enumerate().skip(10) {
                 for min in [3, 6] {
-                    let mut ctx = Ctx::new(LEVELS[level], 15, 8);
+                    let mut ctx = Ctx::new(row, 15, 8);
                     ctx.min_match = min;
                     ctx.begin(0);
                     super::run(&mut ctx, data, 0);
