@@ -1,7 +1,8 @@
 /* A transcript of zlib's gz* file API: every call's return value, gztell, gzeof, gzdirect and
  * error code, printed one per line, for reads of files written by other tools (gzip, pigz,
  * igzip, libdeflate-gzip; concatenated members, trailing garbage, truncated and corrupt
- * members, plain and empty files) with mixed gzgetc (the zlib.h macro) / gzgets / gzread /
+ * members, members cut inside the header after a bad method byte or inside the trailer after
+ * a bad CRC, plain and empty files) with mixed gzgetc (the zlib.h macro) / gzgets / gzread /
  * gzfread / gzungetc calls, seeks and rewinds, and for writes in every mode (levels,
  * strategies, transparent, append, exclusive, gzdopen, gzsetparams, gzflush, forward seeks
  * that write zeros).
@@ -371,7 +372,7 @@ int main(int argc, char **argv) {
     const char *inputs[] = {"g1.gz", "pigz.gz", "multi.gz", "garbage.gz", "zeros.gz",
                             "magic-garbage.gz", "trunc.gz", "corrupt.gz", "plain.txt",
                             "empty.txt", "one.txt", "empty-member.gz", "big.gz", "igzip.gz",
-                            "libdeflate.gz"};
+                            "libdeflate.gz", "cut-method.gz", "cut-trailer.gz"};
     for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
         int small = strcmp(inputs[i], "big.gz") != 0;
         read_mixed(inputs[i], 0, small);

@@ -62,6 +62,17 @@ fn make_inputs(dir: &Path) {
         corrupt[i] ^= 0x5a;
     }
     w("corrupt.gz", &corrupt);
+    // A second member cut after a bad method byte: zlib reads the method and the flags
+    // together, so this is a truncated member (the first member's data is still returned).
+    let mut cut = small.clone();
+    cut.extend_from_slice(&[0x1f, 0x8b, 7]);
+    w("cut-method.gz", &cut);
+    // A member whose CRC is wrong, cut inside ISIZE: zlib checks the CRC as soon as it has it.
+    let mut cut = small.clone();
+    let crc_at = cut.len() - 8;
+    cut[crc_at] ^= 1;
+    cut.truncate(cut.len() - 2);
+    w("cut-trailer.gz", &cut);
     w("plain.txt", &text[..40_000]);
     w("append-plain.txt", &text[..777]);
     w("empty.txt", b"");

@@ -392,6 +392,23 @@ fn bad_gzip_header_and_reserved_flags() {
         b[3] |= bit;
         expect(Format::Gzip, &b, ErrorKind::ReservedFlags, 3..=3);
     }
+    // The magic, then the method with the flags, are judged in pairs (as zlib reads them): a
+    // stream that ends after one byte of a pair is truncated, whatever that byte is.
+    for cut in [&[0x1e][..], &[0x1f, 0x8b, 7], &[0x1f, 0x8b, 8]] {
+        expect(
+            Format::Gzip,
+            cut,
+            ErrorKind::Truncated,
+            0..=cut.len() as u64,
+        );
+    }
+    expect(
+        Format::Gzip,
+        &[0x1f, 0x8b, 7, 0],
+        ErrorKind::BadGzipHeader,
+        2..=2,
+    );
+    expect(Format::Gzip, &[0x1e, 0x8b], ErrorKind::BadGzipHeader, 0..=0);
 }
 
 #[test]

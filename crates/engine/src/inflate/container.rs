@@ -59,18 +59,28 @@ pub fn parse_zlib(b: &[u8]) -> Result<Option<(Header, usize)>, (ErrorKind, usize
 
 /// Parses a gzip member header from `b`. `Ok(None)`: more bytes needed. Errors carry the
 /// offset within `b`.
+///
+/// The first four bytes are judged in pairs, as zlib reads them: the magic once both of its
+/// bytes are there, the method and the flags once both of those are. So a member cut short
+/// right after a bad method byte is truncated, not invalid, and where the input ends decides
+/// between those two as it does for zlib (gzread's Z_BUF_ERROR, which still returns the data
+/// before it, against Z_DATA_ERROR).
 pub fn parse_gzip(b: &[u8]) -> Result<Option<(Header, usize)>, (ErrorKind, usize)> {
-    if !b.is_empty() && b[0] != 0x1f {
-        return Err((ErrorKind::BadGzipHeader, 0));
+    if b.len() >= 2 {
+        if b[0] != 0x1f {
+            return Err((ErrorKind::BadGzipHeader, 0));
+        }
+        if b[1] != 0x8b {
+            return Err((ErrorKind::BadGzipHeader, 1));
+        }
     }
-    if b.len() > 1 && b[1] != 0x8b {
-        return Err((ErrorKind::BadGzipHeader, 1));
-    }
-    if b.len() > 2 && b[2] != 8 {
-        return Err((ErrorKind::BadGzipHeader, 2));
-    }
-    if b.len() > 3 && b[3] & 0xe0 != 0 {
-        return Err((ErrorKind::ReservedFlags, 3));
+    if b.len() >= 4 {
+        if b[2] != 8 {
+            return Err((ErrorKind::BadGzipHeader, 2));
+        }
+        if b[3] & 0xe0 != 0 {
+            return Err((ErrorKind::ReservedFlags, 3));
+        }
     }
     if b.len() < 10 {
         return Ok(None);
