@@ -1,9 +1,11 @@
-//! Damaged streams through inflate(), differentially: the system zlib and the drop-in, both
-//! loaded in this process, must reach the same outcome on every stream. If either finishes
-//! (Z_STREAM_END), both do, with the same output and the same unconsumed input; otherwise both
-//! stop with the same return code (Z_DATA_ERROR for a failed check, Z_BUF_ERROR for a stream
-//! that needs more input), and one's output is a prefix of the other's (where an error is
-//! noticed may differ by a few bytes of output, but never what was decoded).
+//! Damaged streams, differentially: the system zlib and the drop-in, both loaded in this
+//! process, must reach the same outcome on every stream.
+//!
+//! Through inflate(): if either finishes (Z_STREAM_END), both do, with the same output and the
+//! same unconsumed input; otherwise both stop with the same return code (Z_DATA_ERROR for a
+//! failed check, Z_BUF_ERROR for a stream that needs more input) and the same output: all of
+//! what precedes the damage, whatever the sizes of the pieces. Through uncompress() and
+//! uncompress2(): the same code and lengths (see that test).
 //!
 //! The streams are zlib and raw streams written with windows of 2^9 to 2^15, zlib streams with
 //! a preset dictionary (given on Z_NEED_DICT), and gzip members with every header field, one
@@ -15,7 +17,7 @@
 //! reaches into its window buffer, which depends on how the output was split across calls (the
 //! drop-in keeps 32 KiB of history and accepts it).
 
-use std::ffi::c_int;
+use std::ffi::{c_int, c_ulong};
 
 use hyperz_tests::sample_files;
 use hyperz_tests::zapi::{ZStream, Zlib};
@@ -161,11 +163,79 @@ fn damaged_streams_end_the_same_way_in_both() {
             outcomes[0] += 1;
         } else {
             assert_eq!(a.0, b.0, "{what}");
-            let common = a.1.len().min(b.1.len());
-            assert!(a.1[..common] == b.1[..common], "{what}: outputs differ");
+            assert!(a.1 == b.1, "{what}: outputs differ");
             outcomes[if a.0 == -3 { 1 } else { 2 }] += 1;
         }
     }
     // The damage reaches every outcome often enough to mean something.
     assert!(outcomes.iter().all(|&k| k > 300), "{outcomes:?}");
+}
+
+/// uncompress() and uncompress2() on damaged zlib streams, with destination sizes from zero
+/// (zlib then decodes into a one-byte scratch: any data at all is Z_DATA_ERROR) through too
+/// small, exact and roomy: the same return code, the same `*destLen` (the output before an
+/// error counts), and the same `*sourceLen` when the stream decoded.
+#[test]
+fn uncompress_reports_damage_as_zlib_does() {
+    let libs = Zlib::both();
+    let files = sample_files();
+    let mut rnd = xorshift(0x5555_1234_9ABC_DEF1);
+    // One literal, then a match reaching before the start (found by this test's random
+    // search): with room for only the literal, zlib stops before it copies the match and
+    // reports Z_BUF_ERROR; with more room, Z_DATA_ERROR.
+    let far: &[u8] = &[
+        0x78, 0x5e, 0x63, 0x18, 0x04, 0xa3, 0x60, 0x14, 0x8c, 0x82, 0x51, 0x30, 0x0a, 0x06, 0x1c,
+        0x00, 0x00, 0x06, 0x8e, 0x00, 0x01,
+    ];
+    let mut cases: Vec<(Vec<u8>, usize)> = vec![(far.to_vec(), 1), (far.to_vec(), 100)];
+    for _ in 0..8000 {
+        let (_, d) = &files[rnd() as usize % files.len()];
+        let off = rnd() as usize % d.len();
+        let data = &d[off..(off + rnd() as usize % 5000).min(d.len())];
+        let maker = &libs[(rnd() % 2) as usize];
+        let mut z = deflate(maker, data, (rnd() % 10) as c_int, 15, 0, None);
+        let n = z.len();
+        match rnd() % 6 {
+            0 => z[rnd() as usize % n] ^= 1 << (rnd() % 8),
+            1 => z.truncate(rnd() as usize % n),
+            2 => z[n - 1 - rnd() as usize % 4] ^= 1 << (rnd() % 8),
+            3 => z.extend([1, 2, 3]),
+            4 => z[rnd() as usize % 2] ^= 1 << (rnd() % 8),
+            _ => {}
+        }
+        let len = data.len();
+        cases.push((z, [0, 1, len / 2, len, len + 10][(rnd() % 5) as usize]));
+    }
+    let mut codes = [0usize; 3]; // Z_OK, Z_DATA_ERROR, Z_BUF_ERROR
+    for (i, (z, cap)) in cases.iter().enumerate() {
+        let [a, b] = [&libs[0], &libs[1]].map(|l| {
+            let mut out = vec![0u8; (*cap).max(1)];
+            let (mut dl, mut sl) = (*cap as c_ulong, z.len() as c_ulong);
+            // SAFETY: `out` has `cap` bytes (at least one), `z` `sl` bytes.
+            let r = unsafe { (l.uncompress2)(out.as_mut_ptr(), &mut dl, z.as_ptr(), &mut sl) };
+            let mut dl1 = *cap as c_ulong;
+            // SAFETY: as above.
+            let r1 =
+                unsafe { (l.uncompress)(out.as_mut_ptr(), &mut dl1, z.as_ptr(), z.len() as _) };
+            (r, dl, sl, r1, dl1)
+        });
+        let what = format!(
+            "case {i} ({} bytes into {cap}): system {a:?}, hyperz {b:?} \
+             (uncompress2 code, destLen, sourceLen; uncompress code, destLen)",
+            z.len()
+        );
+        assert!(
+            a.0 == b.0 && a.1 == b.1 && a.3 == b.3 && a.4 == b.4 && (a.0 != 0 || a.2 == b.2),
+            "{what}"
+        );
+        if i < 2 {
+            assert_eq!(a.0, [-5, -3][i], "{what}");
+        }
+        codes[match a.0 {
+            0 => 0,
+            -3 => 1,
+            _ => 2,
+        }] += 1;
+    }
+    assert!(codes.iter().all(|&k| k > 500), "{codes:?}");
 }

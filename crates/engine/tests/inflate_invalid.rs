@@ -700,6 +700,62 @@ fn bit_flipped_streams_never_panic() {
     }
 }
 
+/// A damaged stream yields all of its output before the damage, then the error: the streaming
+/// decoder decodes ahead of its caller, and an error it meets there waits until the output
+/// before it has been delivered (`pending_error` says when it is next). So the output and the
+/// error (kind and offset) are the same whatever the output piece size, from one byte to more
+/// than the whole output, and the error is the one the whole-buffer decoder reports.
+#[test]
+fn damaged_streams_yield_everything_before_the_damage() {
+    let mut rng = Rng(0xDA3A_6ED5);
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/sample");
+    let text = std::fs::read(dir.join("alice29.txt")).unwrap();
+    let mut failures = 0;
+    for i in 0..300 {
+        let f = [Format::Raw, Format::Zlib, Format::Gzip][i % 3];
+        let data = &text[..20_000 + (rng.next() % 100_000) as usize];
+        let mut s = compress(f, data, 1 + (rng.next() % 9) as u32);
+        let bit = (rng.next() % (s.len() as u64 * 8)) as usize;
+        s[bit / 8] ^= 1 << (bit % 8);
+        let Err(whole) = decompress(f, &s) else {
+            continue; // the flip kept the stream valid (or only changed literals)
+        };
+        failures += 1;
+        let mut first: Option<Vec<u8>> = None;
+        for piece in [1usize, 7, 4096, 1 << 20] {
+            let mut inf = Inflater::new(f, 15);
+            let (mut out, mut buf, mut pos) = (Vec::new(), vec![0u8; piece], 0);
+            let e = loop {
+                match inf.inflate(&s[pos..], &mut buf) {
+                    Ok(st) => {
+                        pos += st.consumed;
+                        out.extend_from_slice(&buf[..st.produced]);
+                        if let Some(e) = inf.pending_error() {
+                            assert_eq!(inf.inflate(&s[pos..], &mut buf), Err(e));
+                            break e;
+                        }
+                        assert!(
+                            st.produced > 0 || st.consumed > 0,
+                            "stalled ({f:?} {piece})"
+                        );
+                    }
+                    Err(e) => break e,
+                }
+            };
+            assert_eq!(
+                (e.kind, e.offset),
+                (whole.kind, whole.offset),
+                "{f:?} piece {piece}"
+            );
+            match &first {
+                None => first = Some(out),
+                Some(o) => assert!(o == &out, "{f:?}: piece {piece} gave other output"),
+            }
+        }
+    }
+    assert!(failures > 100, "{failures}");
+}
+
 #[test]
 fn output_exactly_at_the_limit_is_accepted() {
     let data = vec![7u8; 5000];

@@ -16,6 +16,7 @@ use hyperz_engine::Format;
 
 use crate::config;
 use crate::deflate_api::bound;
+use crate::inflate_api::reported_now;
 use crate::pool;
 use crate::types::*;
 
@@ -218,6 +219,9 @@ pub unsafe extern "C" fn uncompress2(
         let r = inf.inflate(input, out);
         let consumed = inf.total_in() as usize;
         let produced = inf.total_out() as usize;
+        let failed = inf
+            .pending_error()
+            .is_some_and(|e| reported_now(&e, produced == out.len()));
         pool::give_inflater(inf);
         // SAFETY: caller contract.
         unsafe {
@@ -226,16 +230,17 @@ pub unsafe extern "C" fn uncompress2(
         }
         match r {
             Ok(s) => match s.state {
-                StreamState::StreamEnd => {
-                    if cap == 0 && produced > 0 {
-                        Z_BUF_ERROR
-                    } else {
-                        Z_OK
-                    }
-                }
+                // Also with `*destLen` 0 and the one byte of a one-byte stream in the scratch,
+                // as zlib reports it.
+                StreamState::StreamEnd => Z_OK,
                 StreamState::NeedDictionary(_) => Z_DATA_ERROR,
+                // Stopped with the output full: too small, except with `*destLen` 0, where
+                // zlib reports any stream with data as Z_DATA_ERROR (its scratch filled up).
+                // Stopped with room left: the input ended early.
                 StreamState::Progress => {
-                    if produced == out.len() {
+                    if failed {
+                        Z_DATA_ERROR
+                    } else if produced == out.len() && cap != 0 {
                         Z_BUF_ERROR
                     } else {
                         Z_DATA_ERROR

@@ -60,6 +60,14 @@ impl ZState for IState {
     const MAGIC: u32 = MAGIC;
 }
 
+/// Whether zlib reports error `e` in the call that delivered the output before it (which left
+/// the output full if `full`). zlib finds a distance too far back only when it copies the
+/// match, which it does not try without output space; every other error it finds on reading
+/// the symbols or checks, which needs none.
+pub(crate) fn reported_now(e: &InflateError, full: bool) -> bool {
+    !(full && e.kind == ErrorKind::DistanceTooFar)
+}
+
 /// zlib's message for a decoding error, as close to zlib's wording as the kinds allow.
 /// Static strings, as zlib's are: programs read `strm->msg` after `inflateEnd` (CPython does).
 fn message(e: &InflateError) -> &'static CStr {
@@ -311,7 +319,14 @@ pub unsafe extern "C" fn inflate(strm: *mut z_stream, flush: c_int) -> c_int {
                         z.adler = id as c_ulong;
                         Z_NEED_DICT
                     }
-                    StreamState::Progress => Z_OK,
+                    // The output before an error, then the error, in one call, as zlib.
+                    StreamState::Progress => match inf.pending_error() {
+                        Some(e) if reported_now(&e, s.produced == output.len()) => {
+                            z.msg = message(&e).as_ptr();
+                            Z_DATA_ERROR
+                        }
+                        _ => Z_OK,
+                    },
                 };
                 (s.consumed, s.produced, code)
             }

@@ -4,6 +4,12 @@
 //! copied out as the caller's output space allows, so a match never needs the caller's buffer
 //! as history. Each call consumes what it can and always makes progress when it can; at the end
 //! of a stream it stops exactly after the trailer, leaving the next member's bytes unconsumed.
+//!
+//! An error comes after the output that precedes it: a call that meets an error with output
+//! decoded before it (delivered in this call, or decoded ahead and not yet delivered) returns
+//! that output, and a later call returns the error, once everything before it is out
+//! ([`Inflater::pending_error`] says when). So a damaged stream yields everything up to the
+//! damage, as it does from zlib, which decodes no further than its caller's output space.
 #![forbid(unsafe_code)]
 
 use super::container::{self, Header, MAX_FIELD};
@@ -71,6 +77,8 @@ pub struct Inflater {
     total_out: u64,
     header: Option<GzipHeader>,
     failed: Option<InflateError>,
+    /// An error met with output before it still to deliver (see the module comment).
+    deferred: Option<InflateError>,
     /// Verify the trailer's check value (zlib's `inflateValidate`; off after a resync).
     verify: bool,
 }
@@ -95,6 +103,7 @@ impl Inflater {
             total_out: 0,
             header: None,
             failed: None,
+            deferred: None,
             verify: true,
         }
     }
@@ -105,6 +114,13 @@ impl Inflater {
         self.format = format;
         self.window_bits = window_bits.clamp(8, 15);
         self.reset();
+    }
+
+    /// The error the next call will return, once the output before it has all been delivered
+    /// (see the module comment): a caller that wants the output and the error from one call,
+    /// as zlib's `inflate()` gives them, checks this after a call that made progress.
+    pub fn pending_error(&self) -> Option<InflateError> {
+        self.deferred.filter(|_| self.delivered == self.wlen)
     }
 
     /// Starts a new stream with the same settings (keeps the allocations).
@@ -121,6 +137,7 @@ impl Inflater {
         self.total_out = 0;
         self.header = None;
         self.failed = None;
+        self.deferred = None;
         self.verify = true;
         self.core.stop_at_block = false;
     }
@@ -160,6 +177,7 @@ impl Inflater {
         self.delivered = 0;
         self.trailer.clear();
         self.failed = None;
+        self.deferred = None;
         self.verify = false;
     }
 
@@ -293,7 +311,16 @@ impl Inflater {
         }
         let mut ip = 0;
         let mut produced = 0;
-        let result = self.step(input, &mut ip, output, &mut produced);
+        let mut result = self.step(input, &mut ip, output, &mut produced);
+        if let Err(e) = result {
+            // What was decoded before the error goes out first.
+            self.deliver(output, &mut produced);
+            if produced > 0 || self.delivered < self.wlen {
+                // Output before the error first (see the module comment).
+                self.deferred = Some(e);
+                result = Ok(StreamState::Progress);
+            }
+        }
         self.total_in += ip as u64;
         self.total_out += produced as u64;
         match result {
@@ -324,6 +351,13 @@ impl Inflater {
                 if self.delivered < self.wlen {
                     return Ok(StreamState::Progress);
                 }
+            }
+            if let Some(e) = self.deferred {
+                if *produced > 0 {
+                    return Ok(StreamState::Progress);
+                }
+                self.deferred = None;
+                return Err(e);
             }
             match self.phase {
                 Phase::Header => {
