@@ -23,7 +23,8 @@ pub enum CodecError {
     Read(io::Error),
     /// Writing the output failed.
     Write(io::Error),
-    /// The compressed input is invalid; `offset` is the byte offset in the whole input.
+    /// The compressed input is invalid; `offset` is the byte offset in the whole input (the
+    /// error's own is within its member).
     Corrupt { error: InflateError, offset: u64 },
     /// The input ended inside a gzip member.
     Truncated { offset: u64 },
@@ -37,7 +38,11 @@ impl std::fmt::Display for CodecError {
             CodecError::Read(e) => write!(f, "read error: {e}"),
             CodecError::Write(e) => write!(f, "write error: {e}"),
             CodecError::Corrupt { error, offset } => {
-                write!(f, "invalid compressed data at byte {offset}: {error}")
+                write!(
+                    f,
+                    "invalid compressed data at byte {offset}: {}",
+                    error.kind
+                )
             }
             CodecError::Truncated { offset } => {
                 write!(f, "unexpected end of file (after {offset} bytes)")
@@ -176,6 +181,7 @@ pub fn decompress(
     let mut report = DecodeReport::default();
     let mut inflater = Inflater::new(Format::Gzip, 15);
     let mut member_start = true;
+    let mut member_at: u64 = 0; // input bytes before the current member
 
     // Refills the buffer so at least `want` bytes are available unless the input ends.
     let mut refill = |buf: &mut Vec<u8>, start: &mut usize, end: &mut usize, eof: &mut bool| {
@@ -230,11 +236,12 @@ pub fn decompress(
                 break;
             }
             member_start = false;
+            member_at = consumed_total;
         }
         let st = inflater
             .inflate(&buf[start..end], &mut out)
             .map_err(|error| CodecError::Corrupt {
-                offset: consumed_total + error.offset,
+                offset: member_at + error.offset,
                 error,
             })?;
         start += st.consumed;

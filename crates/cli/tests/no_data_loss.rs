@@ -3,6 +3,7 @@
 //! under the final name.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -121,6 +122,51 @@ fn corrupt_and_truncated_input_keep_the_compressed_file() {
     }
     let names = leftovers(&d);
     assert_eq!(names, vec!["c.gz", "f.gz", "t.gz"]);
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// Decompressing to stdout, a damaged member still gives everything decoded before the damage
+/// (as gzip does), and the error names the byte of the whole file where it was found: here the
+/// CRC of a second member, whose data is all written before its trailer fails.
+#[test]
+fn damaged_second_member_keeps_the_data_and_names_the_file_offset() {
+    let d = scratch("second");
+    let data = big_input();
+    let (a, b) = data.split_at(data.len() / 3);
+    let gz = |part: &[u8]| {
+        let mut c = Command::new(HYPERZ)
+            .args(["-c", "-6"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = c.stdin.take().unwrap();
+        let part = part.to_vec();
+        let feeder = std::thread::spawn(move || input.write_all(&part).unwrap());
+        let out = c.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    let mut two = gz(a);
+    let mut second = gz(b);
+    let crc_at = two.len() + second.len() - 8;
+    let last = second.len() - 8;
+    second[last] ^= 1;
+    two.extend(&second);
+    fs::write(d.join("two.gz"), &two).unwrap();
+    let out = Command::new(HYPERZ)
+        .args(["-dc", "two.gz"])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout == data, "all of both members' data is written");
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        msg.contains(&format!("at byte {crc_at}: checksum mismatch")),
+        "{msg}"
+    );
     let _ = fs::remove_dir_all(&d);
 }
 
