@@ -181,6 +181,14 @@ impl IState {
             return;
         }
         let Some(inf) = &self.inf else { return };
+        if inf.format() == Format::Zlib {
+            // Automatic detection found a zlib stream: zlib marks the structure it will not
+            // fill with done = -1.
+            self.head_filled = true;
+            // SAFETY: the caller keeps `head` valid (zlib's contract).
+            unsafe { (*self.head).done = -1 };
+            return;
+        }
         let Some(g) = inf.gzip_header() else { return };
         self.head_filled = true;
         // SAFETY: the caller keeps `head` and the buffers it points to valid (zlib's contract).
@@ -188,19 +196,21 @@ impl IState {
     }
 }
 
-/// Copies `src` into a caller buffer of `max` bytes, NUL-terminating text fields.
+/// Copies `src` into a caller buffer of `max` bytes; a text field (`nul`) with its terminating
+/// zero, which, as zlib.h says, is not written when the text is `max` bytes or longer (the
+/// first `max` bytes of the text are).
 ///
 /// # Safety
 /// `dst` must be NULL or have `max` writable bytes.
 unsafe fn copy_field(dst: *mut u8, max: c_uint, src: &[u8], nul: bool) {
-    if dst.is_null() || max == 0 {
+    if dst.is_null() {
         return;
     }
-    let n = src.len().min(max as usize - usize::from(nul));
-    // SAFETY: n (+1 for the NUL) <= max, the buffer's size.
+    let n = src.len().min(max as usize);
+    // SAFETY: n <= max, the buffer's size, and the zero is written only when n < max.
     unsafe {
         core::ptr::copy_nonoverlapping(src.as_ptr(), dst, n);
-        if nul {
+        if nul && n < max as usize {
             *dst.add(n) = 0;
         }
     }
@@ -333,6 +343,12 @@ pub unsafe extern "C" fn inflate(strm: *mut z_stream, flush: c_int) -> c_int {
             Err(e) => {
                 let consumed = (inf.total_in() - before) as usize;
                 z.msg = message(&e).as_ptr();
+                if e.kind == ErrorKind::BadGzipHeader && e.offset < 2 && !st.head.is_null() {
+                    // Not gzip at all (no magic): zlib marks the header structure done = -1
+                    // before it reports the error.
+                    // SAFETY: the caller keeps `head` valid (zlib's contract).
+                    unsafe { (*st.head).done = -1 };
+                }
                 (consumed.min(input.len()), 0, Z_DATA_ERROR)
             }
         };

@@ -212,6 +212,11 @@ impl Inflater {
         self.phase == Phase::Done
     }
 
+    /// The container being decoded.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
     /// The gzip header, once parsed.
     pub fn gzip_header(&self) -> Option<&GzipHeader> {
         self.header.as_ref()
