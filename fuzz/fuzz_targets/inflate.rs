@@ -10,8 +10,13 @@ use libfuzzer_sys::fuzz_target;
 /// Output above this is not compared (bounds the fuzzer's memory).
 const LIMIT: usize = 1 << 24;
 
-/// `Err(kind)` on failure, with `Truncated` when the decoder wants input that is not there.
-fn streamed(format: Format, input: &[u8], piece: usize) -> Option<Result<Vec<u8>, ErrorKind>> {
+/// The result (`Err(kind)` on failure, with `Truncated` when the decoder wants input that is
+/// not there) and the output delivered, also before an error.
+fn streamed(
+    format: Format,
+    input: &[u8],
+    piece: usize,
+) -> Option<(Result<(), ErrorKind>, Vec<u8>)> {
     let mut inf = Inflater::new(format, 15);
     let mut out = vec![0u8; piece];
     let mut got = Vec::new();
@@ -20,7 +25,7 @@ fn streamed(format: Format, input: &[u8], piece: usize) -> Option<Result<Vec<u8>
         let end = (pos + piece).min(input.len());
         let st = match inf.inflate(&input[pos..end], &mut out) {
             Ok(st) => st,
-            Err(e) => return Some(Err(e.kind)),
+            Err(e) => return Some((Err(e.kind), got)),
         };
         pos += st.consumed;
         got.extend_from_slice(&out[..st.produced]);
@@ -28,11 +33,11 @@ fn streamed(format: Format, input: &[u8], piece: usize) -> Option<Result<Vec<u8>
             return None;
         }
         match st.state {
-            StreamState::StreamEnd => return Some(Ok(got)),
+            StreamState::StreamEnd => return Some((Ok(()), got)),
             StreamState::NeedDictionary(_) => return None,
             StreamState::Progress => {
                 if st.consumed == 0 && st.produced == 0 && pos >= input.len() {
-                    return Some(Err(ErrorKind::Truncated));
+                    return Some((Err(ErrorKind::Truncated), got));
                 }
             }
         }
@@ -55,11 +60,19 @@ fuzz_target!(|data: &[u8]| {
         .allow_trailing(true)
         .with_limit(LIMIT)
         .decompress(input);
-    let Some(streamed) = streamed(format, input, piece) else {
+    let Some((streamed, got)) = streamed(format, input, piece) else {
         return;
     };
+    // The output before an error comes out first, all of it, whatever the piece sizes: one
+    // piece of 64 KiB each way gives the same bytes and the same end.
+    if let Some(other) = self::streamed(format, input, 1 << 16) {
+        assert!(
+            other == (streamed, got.clone()),
+            "output or end depends on the pieces"
+        );
+    }
     match (whole, streamed) {
-        (Ok(w), Ok(s)) => assert!(w.data == s, "whole and streamed disagree on the data"),
+        (Ok(w), Ok(())) => assert!(w.data == got, "whole and streamed disagree on the data"),
         (Err(e), Ok(_)) => assert_eq!(e.kind, ErrorKind::OutputLimitExceeded),
         (Ok(_), Err(k)) => panic!("streaming failed ({k:?}) where whole-buffer succeeded"),
         (Err(e), Err(k)) => {
