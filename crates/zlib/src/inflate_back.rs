@@ -5,6 +5,7 @@ use core::ffi::{c_char, c_int, c_uint, c_void};
 use hyperz_engine::inflate::{Inflater, StreamState};
 use hyperz_engine::Format;
 
+use crate::config;
 use crate::types::*;
 
 const MAGIC: u32 = 0x687a_6962; // "hzib"
@@ -110,8 +111,45 @@ pub unsafe extern "C" fn inflateBack(
             z.avail_in as usize
         };
         let mut filled = 0usize;
-        let code = loop {
-            if have == 0 {
+        let mut code = loop {
+            // With no input left the decoder may still hold output it decoded ahead: it is
+            // drained before in() is asked for more.
+            let input = if have == 0 {
+                &[][..]
+            } else {
+                // SAFETY: `next` points to `have` readable bytes (from the caller or in()).
+                unsafe { core::slice::from_raw_parts(next, have) }
+            };
+            let before = inf.total_in();
+            let r = inf.inflate(input, &mut window[filled..]);
+            let (consumed, produced, end) = match r {
+                Ok(s) => (s.consumed, s.produced, s.state == StreamState::StreamEnd),
+                Err(_) => {
+                    // The input up to the error counts as used, as zlib leaves it.
+                    let used = ((inf.total_in() - before) as usize).min(have);
+                    // SAFETY: used <= have.
+                    next = unsafe { next.add(used) };
+                    have -= used;
+                    break Z_DATA_ERROR;
+                }
+            };
+            if consumed > 0 {
+                // SAFETY: consumed <= have.
+                next = unsafe { next.add(consumed) };
+                have -= consumed;
+            }
+            filled += produced;
+            if filled == window.len() {
+                filled = 0;
+                // SAFETY: calling the caller's output callback with its own window.
+                if unsafe { out_fn(out_desc, window.as_mut_ptr(), window.len() as c_uint) } != 0 {
+                    break Z_BUF_ERROR;
+                }
+            }
+            if end {
+                break Z_STREAM_END;
+            }
+            if consumed == 0 && produced == 0 {
                 let mut p: *const u8 = core::ptr::null();
                 // SAFETY: calling the caller's input callback per zlib's contract.
                 let n = unsafe { in_fn(in_desc, &mut p) } as usize;
@@ -122,31 +160,21 @@ pub unsafe extern "C" fn inflateBack(
                 }
                 next = p;
                 have = n;
-            }
-            // SAFETY: `next` points to `have` readable bytes (from the caller or in()).
-            let input = unsafe { core::slice::from_raw_parts(next, have) };
-            let r = inf.inflate(input, &mut window[filled..]);
-            let (consumed, produced, end) = match r {
-                Ok(s) => (s.consumed, s.produced, s.state == StreamState::StreamEnd),
-                Err(_) => {
-                    break Z_DATA_ERROR;
-                }
-            };
-            // SAFETY: consumed <= have.
-            next = unsafe { next.add(consumed) };
-            have -= consumed;
-            filled += produced;
-            if filled == window.len() || (end && filled > 0) {
-                // SAFETY: calling the caller's output callback with its own window.
-                if unsafe { out_fn(out_desc, window.as_mut_ptr(), filled as c_uint) } != 0 {
-                    break Z_BUF_ERROR;
-                }
-                filled = 0;
-            }
-            if end {
-                break Z_STREAM_END;
+                config::trace_call(false, n);
             }
         };
+        if code == Z_STREAM_END {
+            config::trace_stream(false, false, inf.total_in(), inf.total_out());
+        }
+        // Whatever the window holds goes out on every return, errors included (zlib's
+        // inf_leave); if out() fails then, a finished stream is Z_BUF_ERROR.
+        if filled > 0 {
+            // SAFETY: calling the caller's output callback with its own window.
+            let failed = unsafe { out_fn(out_desc, window.as_mut_ptr(), filled as c_uint) } != 0;
+            if failed && code == Z_STREAM_END {
+                code = Z_BUF_ERROR;
+            }
+        }
         z.next_in = next;
         z.avail_in = have as c_uint;
         if code == Z_DATA_ERROR {
