@@ -1,0 +1,66 @@
+/* A transcript of inflate() with Z_BLOCK over many streams, as zran-style random-access tools
+ * use it: for each case in the file named by the argument (records of a 4-byte little-endian
+ * length, a windowBits byte (signed), 4-byte input and output piece sizes, then the stream),
+ * inflate is called with Z_BLOCK on pieces of those sizes until it ends or fails. Each block
+ * boundary it stops at (data_type bit 7) prints the input and output totals there, the
+ * unused bits of the last input byte and the last-block bit; then the return code and the
+ * output's length and hash.
+ *
+ * Built once against the system zlib.h; run with the system libz and with ours preloaded, the
+ * two transcripts must be identical (tests/tests/zlib_block.rs). */
+#define ZLIB_CONST
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static unsigned long get32(const unsigned char *p) {
+    return p[0] | (unsigned long)p[1] << 8 | (unsigned long)p[2] << 16 | (unsigned long)p[3] << 24;
+}
+
+int main(int argc, char **argv) {
+    FILE *f = argc == 2 ? fopen(argv[1], "rb") : NULL;
+    if (f == NULL)
+        return 2;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *all = malloc(size);
+    if (fread(all, 1, size, f) != (size_t)size)
+        return 2;
+    fclose(f);
+    static unsigned char out[1 << 20];
+    for (long at = 0, n = 0; at < size; n++) {
+        unsigned long len = get32(all + at), ipiece = get32(all + at + 5),
+                      opiece = get32(all + at + 9);
+        int wbits = (signed char)all[at + 4];
+        const unsigned char *src = all + at + 13;
+        at += 13 + len;
+        z_stream s;
+        memset(&s, 0, sizeof s);
+        printf("case %ld: init %d", n, inflateInit2(&s, wbits));
+        unsigned long long hash = 1469598103934665603ULL;
+        unsigned long pos = 0;
+        int ret = Z_OK, stalls = 0;
+        while (ret == Z_OK || (ret == Z_BUF_ERROR && stalls < 2)) {
+            unsigned long in = len - pos < ipiece ? len - pos : ipiece;
+            s.next_in = src + pos;
+            s.avail_in = (unsigned)in;
+            s.next_out = out;
+            s.avail_out = (unsigned)opiece;
+            ret = inflate(&s, Z_BLOCK);
+            pos += in - s.avail_in;
+            for (unsigned long i = 0; i < opiece - s.avail_out; i++) {
+                hash ^= out[i];
+                hash *= 1099511628211ULL;
+            }
+            stalls = ret == Z_BUF_ERROR ? stalls + 1 : 0;
+            if (ret >= 0 && (s.data_type & 128))
+                printf(" [%lu %lu %d%s]", s.total_in, s.total_out, s.data_type & 7,
+                       s.data_type & 64 ? " last" : "");
+        }
+        printf(" -> %d out %lu hash %016llx\n", ret, s.total_out, hash);
+        inflateEnd(&s);
+    }
+    return 0;
+}

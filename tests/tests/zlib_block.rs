@@ -1,0 +1,90 @@
+//! inflate() with Z_BLOCK in the drop-in against the system zlib, as random-access tools
+//! (zran) use it to find block boundaries: `tests/c/block_diff.c` inflates each stream with
+//! Z_BLOCK and prints every boundary it stops at (input and output totals, unused bits, last
+//! block), the return code and the output; compiled once against the system `zlib.h`, run with
+//! the system libz and with ours preloaded, the transcripts must be identical. The streams are
+//! raw, zlib and gzip, written by the system zlib at every level and strategy with sync, full,
+//! partial and block flushes between pieces, some cut short; input and output go in pieces of
+//! 1 byte to 1 MiB.
+
+use std::process::Command;
+
+use hyperz_tests::dropin::{cc, check, preloaded, scratch, traced};
+use hyperz_tests::zapi::{ZStream, Zlib};
+use hyperz_tests::{repo_root, sample_files};
+
+fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}
+
+#[test]
+fn block_boundaries_match_system_zlib() {
+    let system = &Zlib::both()[0];
+    let files = sample_files();
+    let mut rnd = xorshift(0xB10C_B0DA_5EED_0001);
+    let mut cases = Vec::new();
+    for _ in 0..600 {
+        let (_, d) = &files[rnd() as usize % files.len()];
+        let off = rnd() as usize % d.len();
+        let data = &d[off..(off + rnd() as usize % 300_000).min(d.len())];
+        let wbits = [-15i32, 15, 31][(rnd() % 3) as usize];
+        let mut s = ZStream::new();
+        let (level, strategy) = ((rnd() % 10) as i32, (rnd() % 5) as i32);
+        assert_eq!(system.d_init(&mut s, level, wbits, 8, strategy), 0);
+        let mut z = Vec::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut pos = 0;
+        loop {
+            let end = (pos + 1 + rnd() as usize % 60_000).min(data.len());
+            // Z_PARTIAL_FLUSH, Z_SYNC_FLUSH, Z_FULL_FLUSH, Z_BLOCK or none between pieces.
+            let flush = if end == data.len() {
+                4
+            } else {
+                [0, 1, 2, 3, 5][(rnd() % 5) as usize]
+            };
+            let (r, c, p) = system.d_step(&mut s, &data[pos..end], &mut buf, flush);
+            assert!(r >= 0 && c == end - pos, "deflate {r}");
+            z.extend_from_slice(&buf[..p]);
+            pos = end;
+            if flush == 4 {
+                break;
+            }
+        }
+        // SAFETY: a live stream.
+        unsafe { (system.deflate_end)(&mut *s) };
+        if rnd() % 4 == 0 {
+            z.truncate(rnd() as usize % z.len());
+        }
+        let (ipiece, opiece) = (
+            [1u32, 7, 4096, 1 << 20][(rnd() % 4) as usize],
+            [1u32, 100, 65536, 1 << 20][(rnd() % 4) as usize],
+        );
+        cases.extend((z.len() as u32).to_le_bytes());
+        cases.push(wbits as i8 as u8);
+        cases.extend(ipiece.to_le_bytes());
+        cases.extend(opiece.to_le_bytes());
+        cases.extend(&z);
+    }
+    let root = scratch("zblock");
+    let exe = root.join("block_diff");
+    cc(&[&repo_root().join("tests/c/block_diff.c")], &exe, &[]);
+    let input = root.join("cases");
+    std::fs::write(&input, &cases).unwrap();
+    let want = String::from_utf8(check(Command::new(&exe).arg(&input)).stdout).unwrap();
+    let o = check(preloaded(&exe).arg(&input));
+    assert!(traced(&o), "our libz.so was not used");
+    let got = String::from_utf8(o.stdout).unwrap();
+    for (i, (a, b)) in want.lines().zip(got.lines()).enumerate() {
+        assert_eq!(a, b, "line {} differs (system zlib first)", i + 1);
+    }
+    assert_eq!(want.lines().count(), got.lines().count());
+    assert!(
+        want.matches(" last]").count() > 300,
+        "few streams reached their last block"
+    );
+}
