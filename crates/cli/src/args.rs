@@ -12,7 +12,13 @@ use std::ffi::OsString;
 
 /// gzip-compatible compression and decompression on every core.
 #[derive(Parser, Debug)]
-#[command(name = "hyperz", version, about, disable_version_flag = true)]
+#[command(
+    name = "hyperz",
+    version,
+    about,
+    disable_version_flag = true,
+    args_override_self = true
+)]
 struct Cli {
     /// Write to standard output and keep the input files.
     #[arg(short = 'c', long = "stdout", alias = "to-stdout")]

@@ -166,11 +166,15 @@ pub struct DecodeReport {
     pub trailing_garbage: bool,
 }
 
-/// Decompresses a gzip stream (any number of members) from `r` to `w`.
+/// Decompresses a gzip stream (any number of members) from `r` to `w`. With `copy_plain`
+/// (gzip's `-f` with `-c` or `-t`, as `zcat -f` uses it), input that is not gzip, from the
+/// start or after the last member, is copied through unchanged instead of being an error or
+/// trailing garbage.
 pub fn decompress(
     r: &mut dyn Read,
     w: &mut dyn Write,
     progress: &Progress,
+    copy_plain: bool,
 ) -> Result<DecodeReport, CodecError> {
     let mut w = Counting { inner: w, count: 0 };
     let mut buf = vec![0u8; IO_CHUNK];
@@ -207,12 +211,27 @@ pub fn decompress(
                 refill(&mut buf, &mut start, &mut end, &mut eof)?;
             }
             if start == end {
-                if report.members == 0 {
+                if report.members == 0 && !copy_plain {
                     return Err(CodecError::NotGzip);
                 }
                 break;
             }
             if end - start < 2 || buf[start] != 0x1f || buf[start + 1] != 0x8b {
+                if copy_plain {
+                    loop {
+                        w.write_all(&buf[start..end]).map_err(CodecError::Write)?;
+                        consumed_total += (end - start) as u64;
+                        start = end;
+                        if eof {
+                            break;
+                        }
+                        refill(&mut buf, &mut start, &mut end, &mut eof)?;
+                        if start == end {
+                            break;
+                        }
+                    }
+                    break;
+                }
                 if report.members == 0 {
                     return Err(CodecError::NotGzip);
                 }

@@ -38,14 +38,11 @@ pub fn run(opts: &Options, rep: &mut Reporter) {
         stdin_to_stdout(opts, rep);
         return;
     }
-    if opts.mode == Mode::List {
-        crate::list::print_header(opts);
-    }
     for f in &opts.files {
         if f == "-" {
             stdin_to_stdout(opts, rep);
         } else {
-            path_operand(Path::new(f), opts, rep, true);
+            path_operand(Path::new(f), opts, rep);
         }
     }
     if opts.mode == Mode::List {
@@ -92,7 +89,7 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
             } else {
                 &mut out
             };
-            match codec::decompress(&mut input, w, &progress) {
+            match codec::decompress(&mut input, w, &progress, copy_plain(opts)) {
                 Ok(r) if r.trailing_garbage => {
                     rep.file_warning("stdin", "decompression OK, trailing garbage ignored")
                 }
@@ -104,7 +101,7 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
     }
 }
 
-fn path_operand(path: &Path, opts: &Options, rep: &mut Reporter, top: bool) {
+fn path_operand(path: &Path, opts: &Options, rep: &mut Reporter) {
     let name = path.display().to_string();
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
@@ -123,34 +120,47 @@ fn path_operand(path: &Path, opts: &Options, rep: &mut Reporter, top: bool) {
         };
         entries.sort();
         for e in entries {
-            path_operand(&e, opts, rep, false);
+            path_operand(&e, opts, rep);
         }
         return;
     }
-    if meta.file_type().is_symlink() && !opts.force && !top {
+    // gzip opens operands without following a symbolic link unless it only reads them (-c,
+    // -t, -l) or -f is given, named or found by -r alike.
+    if meta.file_type().is_symlink()
+        && !opts.force
+        && !opts.stdout
+        && matches!(opts.mode, Mode::Compress | Mode::Decompress)
+    {
         return rep.msg(
-            Severity::Warning,
-            &format!("{name} is not a directory or a regular file - ignored"),
+            Severity::Error,
+            &format!("{name}: Too many levels of symbolic links"),
         );
     }
     let meta = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) => return rep.io_error(&name, &e),
     };
-    if !meta.is_file() && !(opts.force || opts.stdout) {
+    if !(meta.is_file() || opts.force || opts.stdout) {
         return rep.msg(
             Severity::Warning,
             &format!("{name} is not a directory or a regular file - ignored"),
         );
     }
     match opts.mode {
-        Mode::Compress => compress_file(path, &meta, opts, rep, top),
-        Mode::Decompress | Mode::Test => decompress_file(path, &meta, opts, rep, top),
+        Mode::Compress => compress_file(path, &meta, opts, rep),
+        Mode::Decompress | Mode::Test => decompress_file(path, &meta, opts, rep),
+        Mode::List if skip_unknown_suffix(&file_name(path), &name, opts, rep) => {}
         Mode::List => match File::open(path) {
             Ok(mut f) => crate::list::list_file(&name, &mut f, opts, rep),
             Err(e) => rep.io_error(&name, &e),
         },
     }
+}
+
+/// Whether input that is not gzip passes through unchanged: gzip's `-f` when the output is
+/// stdout or nothing (`-c`, `-t`).
+fn copy_plain(opts: &Options) -> bool {
+    opts.force && (opts.stdout || opts.mode == Mode::Test)
 }
 
 fn spec_for(opts: &Options, header: GzipHeader) -> CompressSpec {
@@ -171,26 +181,22 @@ fn device(opts: &Options) -> &'static Device {
     })
 }
 
-fn mtime_secs(meta: &fs::Metadata) -> u32 {
+/// A file's modification time in seconds since the epoch, as gzip stores it.
+pub(crate) fn mtime_secs(meta: &fs::Metadata) -> u32 {
     meta.modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_secs().min(u32::MAX as u64) as u32)
 }
 
-fn compress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Reporter, top: bool) {
+fn compress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Reporter) {
     let name = path.display().to_string();
-    let fname = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if !opts.stdout && fname.ends_with(&opts.suffix) {
-        // gzip skips these silently under -r and warns for explicit operands.
-        if top || opts.verbose > 0 {
-            rep.note(&format!(
-                "{name} already has {} suffix -- unchanged",
-                opts.suffix
-            ));
+    let fname = file_name(path);
+    if let Some(suffix) = compressed_suffix(&fname, opts).filter(|_| !opts.stdout && !opts.force) {
+        // gzip says so unless -r is given (or -v), without a warning status; -f compresses
+        // them all the same.
+        if !opts.recursive || opts.verbose > 0 {
+            rep.note(&format!("{name} already has {suffix} suffix -- unchanged"));
         }
         return;
     }
@@ -226,6 +232,44 @@ fn compress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Rep
     }
 }
 
+/// The suffix of a name that looks compressed already, as the name spells it: the `-S` suffix
+/// or one of gzip's (`.gz`, `.tgz`, `_z`, ..., any case), after at least one character.
+fn compressed_suffix<'a>(fname: &'a str, opts: &Options) -> Option<&'a str> {
+    let lower = fname.to_ascii_lowercase();
+    std::iter::once(opts.suffix.to_ascii_lowercase())
+        .chain(KNOWN_SUFFIXES.iter().map(|(s, _)| s.to_string()))
+        .find(|s| !s.is_empty() && lower.len() > s.len() && lower.ends_with(s.as_str()))
+        .map(|s| &fname[fname.len() - s.len()..])
+}
+
+/// The last component of `path`, lossily as text.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Whether gzip passes over this file for want of a compressed suffix: when decompressing to a
+/// file, and with -t or -l under -r (which then behave as -dr). It says so unless -r is given
+/// (or -v), and that is a warning.
+fn skip_unknown_suffix(fname: &str, name: &str, opts: &Options, rep: &mut Reporter) -> bool {
+    let checked = match opts.mode {
+        Mode::Decompress => !opts.stdout,
+        Mode::Test | Mode::List => opts.recursive,
+        Mode::Compress => false,
+    };
+    if !checked || strip_suffix(fname, opts).is_some() {
+        return false;
+    }
+    if !opts.recursive || opts.verbose > 0 {
+        rep.msg(
+            Severity::Warning,
+            &format!("{name}: unknown suffix -- ignored"),
+        );
+    }
+    true
+}
+
 /// The output name for a compressed input, or None if its suffix is unknown.
 fn strip_suffix(fname: &str, opts: &Options) -> Option<String> {
     if !opts.suffix.is_empty() && fname.len() > opts.suffix.len() && fname.ends_with(&opts.suffix) {
@@ -238,34 +282,17 @@ fn strip_suffix(fname: &str, opts: &Options) -> Option<String> {
     })
 }
 
-fn decompress_file(
-    path: &Path,
-    meta: &fs::Metadata,
-    opts: &Options,
-    rep: &mut Reporter,
-    top: bool,
-) {
+fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Reporter) {
     let name = path.display().to_string();
-    let fname = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let fname = file_name(path);
     let test = opts.mode == Mode::Test;
+    if skip_unknown_suffix(&fname, &name, opts, rep) {
+        return;
+    }
     let target = if opts.stdout || test {
         None
     } else {
-        match strip_suffix(&fname, opts) {
-            Some(stem) => Some(path.with_file_name(stem)),
-            None => {
-                if top || opts.verbose > 0 {
-                    rep.msg(
-                        Severity::Warning,
-                        &format!("{name}: unknown suffix -- ignored"),
-                    );
-                }
-                return;
-            }
-        }
+        strip_suffix(&fname, opts).map(|stem| path.with_file_name(stem))
     };
     // With -N the stored name decides the output name, so the header is read first.
     let target = match (target, opts.name == Some(true)) {
@@ -281,7 +308,7 @@ fn decompress_file(
         let progress = Progress::new(Some(meta.len()), &label, opts.quiet > 0);
         let mut sink = io::sink();
         let w: &mut dyn Write = if test { &mut sink } else { out };
-        let r = codec::decompress(input, w, &progress)?;
+        let r = codec::decompress(input, w, &progress, copy_plain(opts))?;
         let counts = r.counts;
         report = Some(r);
         Ok(Counts {

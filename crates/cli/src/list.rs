@@ -1,23 +1,32 @@
 //! `-l`: sizes and ratio of gzip files, read from the header and the trailer as gzip does
-//! (the uncompressed size is the last member's ISIZE, modulo 2^32), without decompressing.
+//! (the uncompressed size is the last member's ISIZE, modulo 2^32). As GNU gzip 1.12 does, a
+//! file is decompressed first: one that is truncated or damaged is an error and one with
+//! trailing garbage a warning, and neither gets a row (gzip would show sizes read from
+//! whatever its last eight bytes are).
 
 use crate::args::Options;
+use crate::codec;
+use crate::progress::Progress;
 use crate::report::{Reporter, Severity};
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom};
 
-/// Prints the column titles.
-pub fn print_header(opts: &Options) {
+/// Prints the column titles, before the first row.
+fn print_header(opts: &Options, rep: &mut Reporter) {
+    if rep.list_header {
+        return;
+    }
+    rep.list_header = true;
     if opts.verbose > 0 {
         print!("method  crc     date  time  ");
     }
     println!("         compressed        uncompressed  ratio uncompressed_name");
 }
 
-/// Prints the totals line when more than one file was listed.
+/// Prints the totals line when more than one file was listed, or named (as gzip does).
 pub fn print_totals(opts: &Options, rep: &Reporter) {
     let (files, comp, uncomp) = rep.list_totals;
-    if files < 2 {
+    if files == 0 || (files < 2 && opts.files.len() < 2) {
         return;
     }
     if opts.verbose > 0 {
@@ -48,10 +57,19 @@ fn header_len(head: &[u8]) -> Option<usize> {
     Some(pos)
 }
 
-/// Lists a file, seeking to its trailer.
+/// Lists a file, seeking to its trailer once it decompressed.
 pub fn list_file(name: &str, f: &mut File, opts: &Options, rep: &mut Reporter) {
+    match codec::decompress(f, &mut io::sink(), &Progress::none(), false) {
+        Err(e) => return rep.file_error(name, &e),
+        Ok(r) if r.trailing_garbage => {
+            return rep.file_warning(name, "decompression OK, trailing garbage ignored")
+        }
+        Ok(_) => {}
+    }
     let result = (|| {
-        let size = f.metadata()?.len();
+        f.seek(SeekFrom::Start(0))?;
+        let meta = f.metadata()?;
+        let size = meta.len();
         let mut head = Vec::new();
         f.by_ref().take(64 * 1024).read_to_end(&mut head)?;
         let mut tail = [0u8; 8];
@@ -59,10 +77,12 @@ pub fn list_file(name: &str, f: &mut File, opts: &Options, rep: &mut Reporter) {
             f.seek(SeekFrom::Start(size - 8))?;
             f.read_exact(&mut tail)?;
         }
-        Ok::<_, std::io::Error>((size, head, tail))
+        Ok::<_, std::io::Error>((size, head, tail, crate::files::mtime_secs(&meta)))
     })();
     match result {
-        Ok((size, head, tail)) => print_row(name, size, &head, &tail, false, opts, rep),
+        Ok((size, head, tail, mtime)) => {
+            print_row(name, size, &head, &tail, Some(mtime), opts, rep)
+        }
         Err(e) => rep.io_error(name, &e),
     }
 }
@@ -92,15 +112,17 @@ pub fn list_stream(name: &str, r: &mut dyn Read, opts: &Options, rep: &mut Repor
     if last.len() >= 8 {
         tail.copy_from_slice(&last[last.len() - 8..]);
     }
-    print_row(name, size, &head, &tail, true, opts, rep);
+    print_row(name, size, &head, &tail, None, opts, rep);
 }
 
+/// One row; `file_mtime` is the file's modification time (None for standard input), which
+/// gzip shows when the header has no MTIME.
 fn print_row(
     name: &str,
     size: u64,
     head: &[u8],
     tail: &[u8; 8],
-    stream: bool,
+    file_mtime: Option<u32>,
     opts: &Options,
     rep: &mut Reporter,
 ) {
@@ -111,7 +133,8 @@ fn print_row(
     let crc = u32::from_le_bytes(tail[..4].try_into().unwrap());
     let isize = u32::from_le_bytes(tail[4..].try_into().unwrap()) as u64;
     let ratio = crate::files::ratio_percent(size - hlen as u64 - 8, isize);
-    let shown = if stream {
+    print_header(opts, rep);
+    let shown = if file_mtime.is_none() {
         "stdout".to_string()
     } else {
         let lower = name.to_ascii_lowercase();
@@ -124,7 +147,10 @@ fn print_row(
         }
     };
     if opts.verbose > 0 {
-        let mtime = u32::from_le_bytes(head[4..8].try_into().unwrap());
+        let mtime = match u32::from_le_bytes(head[4..8].try_into().unwrap()) {
+            0 => file_mtime.unwrap_or(0),
+            t => t,
+        };
         print!("defla {crc:08x} {:>12} ", format_mtime(mtime));
     }
     println!("{size:>19} {isize:>19} {ratio:5.1}% {shown}");

@@ -19,6 +19,8 @@ pub struct Reporter {
     quiet: bool,
     /// Totals for `-l` over several files: (files, compressed, uncompressed).
     pub list_totals: (u64, u64, u64),
+    /// `-l`: the column titles were printed.
+    pub list_header: bool,
 }
 
 impl Reporter {

@@ -275,3 +275,124 @@ fn trailing_garbage_is_a_warning_and_the_data_is_kept() {
     assert_eq!(codes(&r), (Some(2), Some(2)));
     t.assert_same_state("trailing garbage");
 }
+
+/// Names that look compressed already, symbolic links and repeated options, as gzip has them:
+/// a known suffix (.gz, .tgz, .taz, .z, -gz, -z, _z in any case, or the -S one) is left alone
+/// with a notice and exit 0 unless -f; a symbolic link is an error (exit 1) unless -f, or -c,
+/// which only reads it; an option may be repeated, the last -S winning.
+#[test]
+fn compressed_suffixes_symlinks_and_repeated_options() {
+    let t = Twin::new("suffix");
+    let names = ["a.tgz", "b.TAZ", "c_z", "d-z", "e.z", "f-gz", "g.gz.txt"];
+    for f in names {
+        t.write(f, &sample("fields.c"));
+    }
+    let r = t.run(&names);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("known suffixes left alone, g.gz.txt compressed");
+    let r = t.run(&["-f", "a.tgz", "e.z"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-f compresses them");
+    let r = t.run(&[
+        "-S",
+        ".x",
+        "-S",
+        ".y",
+        "-d",
+        "-d",
+        "-c",
+        "-c",
+        "g.gz.txt.gz",
+    ]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    assert!(r.0.stdout == r.1.stdout && !r.0.stdout.is_empty());
+    let r = t.run(&["-S", ".x", "-S", ".y", "c_z"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-S .y: c_z keeps its _z");
+    for side in ["gzip", "hyperz"] {
+        std::os::unix::fs::symlink("c_z", t.dir(side).join("link")).unwrap();
+    }
+    let r = t.run(&["link"]);
+    assert_eq!(codes(&r), (Some(1), Some(1)));
+    t.assert_same_state("a link is not compressed");
+    let r = t.run(&["-c", "link"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    let r = t.run(&["-f", "link"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-f: the link's data, the link replaced");
+}
+
+/// `zcat -f`: with -f, -c and -t take input that is not gzip as it is, from the start or after
+/// the last member; without -f it is an error, or trailing garbage. -l decompresses first, as
+/// gzip 1.12 does: a truncated file is an error and one with trailing garbage a warning,
+/// neither listed; under -r, -t and -l pass over names without a compressed suffix.
+#[test]
+fn plain_input_with_f_and_listing_damaged_files() {
+    let t = Twin::new("plainf");
+    t.write("plain", b"plain text\n");
+    let gz = Command::new("gzip")
+        .args(["-c", "-n"])
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../data/sample")
+                .join("grammar.lsp"),
+        )
+        .output()
+        .unwrap()
+        .stdout;
+    let mut tail = gz.clone();
+    tail.extend_from_slice(b"and some plain text after it\n");
+    t.write("tail.gz", &tail);
+    t.write("cut.gz", &gz[..gz.len() / 2]);
+    t.write("sub/whole.gz", &gz);
+    t.write("sub/plain", b"not compressed");
+    let r = t.run(&["-dcf", "plain", "tail.gz"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    assert!(r.0.stdout == r.1.stdout, "-dcf output");
+    assert!(r.1.stdout.ends_with(b"and some plain text after it\n"));
+    for (args, want) in [
+        (&["-tf", "plain", "tail.gz"][..], 0),
+        (&["-t", "plain"], 1),
+        (&["-dc", "tail.gz"], 2),
+        (&["-l", "cut.gz"], 1),
+        (&["-l", "tail.gz"], 2),
+        (&["-r", "-t", "sub"], 0),
+        (&["-r", "-l", "sub/plain"], 0),
+    ] {
+        let r = t.run(args);
+        assert_eq!(codes(&r), (Some(want), Some(want)), "{args:?}");
+        if args[0] == "-l" {
+            assert!(
+                r.0.stdout.is_empty() && r.1.stdout.is_empty(),
+                "{args:?}: listed"
+            );
+        }
+    }
+    // Nothing written or removed (the damaged files do not decode, so names only).
+    let names = |side: &str| {
+        let mut v: Vec<String> = ["", "sub"]
+            .iter()
+            .flat_map(|d| fs::read_dir(t.dir(side).join(d)).unwrap())
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names("gzip"), names("hyperz"));
+    assert_eq!(names("hyperz").len(), 6);
+    // -lv shows the file's time when the header has none (gzip -n wrote 0).
+    for side in ["gzip", "hyperz"] {
+        let st = Command::new("touch")
+            .args(["-d", "@1700000000"])
+            .arg(t.dir(side).join("sub/whole.gz"))
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    let r = t.run(&["-lv", "sub/whole.gz"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    assert_eq!(
+        String::from_utf8_lossy(&r.0.stdout),
+        String::from_utf8_lossy(&r.1.stdout)
+    );
+}
