@@ -164,6 +164,8 @@ pub struct DecodeReport {
     pub members: u64,
     /// Non-zero bytes after the last member were ignored (gzip warns and exits with 2).
     pub trailing_garbage: bool,
+    /// Zero bytes (tape padding) after the last member were ignored (gzip says so with -v).
+    pub trailing_zeros: bool,
 }
 
 /// Decompresses a gzip stream (any number of members) from `r` to `w`. With `copy_plain`
@@ -242,6 +244,7 @@ pub fn decompress(
                         report.trailing_garbage = true;
                         break;
                     }
+                    report.trailing_zeros |= end > start;
                     consumed_total += (end - start) as u64;
                     start = end;
                     if eof {

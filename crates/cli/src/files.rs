@@ -89,11 +89,13 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
             } else {
                 &mut out
             };
-            match codec::decompress(&mut input, w, &progress, copy_plain(opts)) {
-                Ok(r) if r.trailing_garbage => {
-                    rep.file_warning("stdin", "decompression OK, trailing garbage ignored")
+            // Standard input always goes to standard output: -f alone passes plain data.
+            match codec::decompress(&mut input, w, &progress, opts.force) {
+                Ok(r) => {
+                    if let Some(w) = trailing_warning(&r, opts) {
+                        rep.file_warning("stdin", w);
+                    }
                 }
-                Ok(_) => {}
                 Err(e) => rep.file_error("stdin", &e),
             }
         }
@@ -154,6 +156,18 @@ fn path_operand(path: &Path, opts: &Options, rep: &mut Reporter) {
             Ok(mut f) => crate::list::list_file(&name, &mut f, opts, rep),
             Err(e) => rep.io_error(&name, &e),
         },
+    }
+}
+
+/// gzip's warning about bytes after the last member: garbage always, zeros (tape padding)
+/// only with -v.
+pub(crate) fn trailing_warning(r: &codec::DecodeReport, opts: &Options) -> Option<&'static str> {
+    if r.trailing_garbage {
+        Some("decompression OK, trailing garbage ignored")
+    } else if r.trailing_zeros && opts.verbose > 0 {
+        Some("decompression OK, trailing zero bytes ignored")
+    } else {
+        None
     }
 }
 
@@ -318,8 +332,8 @@ fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut R
     });
     let Some(counts) = result else { return };
     let report = report.expect("set on success");
-    if report.trailing_garbage {
-        rep.file_warning(&name, "decompression OK, trailing garbage ignored");
+    if let Some(w) = trailing_warning(&report, opts) {
+        rep.file_warning(&name, w);
     }
     if opts.name == Some(true) {
         if let (Some(t), Some(h)) = (&target, &report.header) {

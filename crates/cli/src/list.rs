@@ -32,7 +32,9 @@ pub fn print_totals(opts: &Options, rep: &Reporter) {
     if opts.verbose > 0 {
         print!("{:30}", "");
     }
-    let ratio = crate::files::ratio_percent(comp.saturating_sub(18 * files), uncomp);
+    // gzip leaves out the header and trailer of the last file it listed only (none if that
+    // one failed or had several members).
+    let ratio = crate::files::ratio_percent(comp.saturating_sub(rep.list_framing), uncomp);
     println!("{comp:>19} {uncomp:>19} {ratio:5.1}% (totals)");
 }
 
@@ -59,13 +61,17 @@ fn header_len(head: &[u8]) -> Option<usize> {
 
 /// Lists a file, seeking to its trailer once it decompressed.
 pub fn list_file(name: &str, f: &mut File, opts: &Options, rep: &mut Reporter) {
-    match codec::decompress(f, &mut io::sink(), &Progress::none(), false) {
-        Err(e) => return rep.file_error(name, &e),
-        Ok(r) if r.trailing_garbage => {
-            return rep.file_warning(name, "decompression OK, trailing garbage ignored")
+    let members = match codec::decompress(f, &mut io::sink(), &Progress::none(), false) {
+        Err(e) => {
+            rep.list_framing = 0;
+            return rep.file_error(name, &e);
         }
-        Ok(_) => {}
-    }
+        Ok(r) => listed(name, &r, opts, rep).then_some(r.members),
+    };
+    let Some(members) = members else {
+        rep.list_framing = 0;
+        return;
+    };
     let result = (|| {
         f.seek(SeekFrom::Start(0))?;
         let meta = f.metadata()?;
@@ -81,58 +87,122 @@ pub fn list_file(name: &str, f: &mut File, opts: &Options, rep: &mut Reporter) {
     })();
     match result {
         Ok((size, head, tail, mtime)) => {
-            print_row(name, size, &head, &tail, Some(mtime), opts, rep)
+            let row = Row {
+                size,
+                head: &head,
+                tail: &tail,
+                file_mtime: Some(mtime),
+                members,
+            };
+            print_row(name, &row, opts, rep)
         }
         Err(e) => rep.io_error(name, &e),
     }
 }
 
-/// Lists a stream (standard input), reading it through.
+/// Lists a stream (standard input), decompressing it as it is read through.
 pub fn list_stream(name: &str, r: &mut dyn Read, opts: &Options, rep: &mut Reporter) {
-    let mut head = Vec::new();
-    if let Err(e) = (&mut *r).take(64 * 1024).read_to_end(&mut head) {
-        return rep.io_error(name, &e);
-    }
-    let mut size = head.len() as u64;
-    let mut last = head.clone();
-    let mut buf = vec![0u8; 1 << 20];
+    let mut tee = Tee {
+        inner: r,
+        size: 0,
+        head: Vec::new(),
+        last: Vec::new(),
+    };
+    let members = match codec::decompress(&mut tee, &mut io::sink(), &Progress::none(), false) {
+        Err(e) => {
+            rep.list_framing = 0;
+            return rep.file_error(name, &e);
+        }
+        Ok(r) => listed(name, &r, opts, rep).then_some(r.members),
+    };
+    let Some(members) = members else {
+        rep.list_framing = 0;
+        return;
+    };
+    // Whatever the decoder left unread (nothing, or zeros) still counts, as in a file's size.
+    let mut rest = [0u8; 1 << 16];
     loop {
-        match r.read(&mut buf) {
+        match tee.read(&mut rest) {
             Ok(0) => break,
-            Ok(k) => {
-                size += k as u64;
-                last.extend_from_slice(&buf[..k]);
-                let cut = last.len().saturating_sub(8);
-                last.drain(..cut);
-            }
+            Ok(_) => {}
             Err(e) => return rep.io_error(name, &e),
         }
     }
     let mut tail = [0u8; 8];
-    if last.len() >= 8 {
-        tail.copy_from_slice(&last[last.len() - 8..]);
+    if tee.last.len() >= 8 {
+        tail.copy_from_slice(&tee.last[tee.last.len() - 8..]);
     }
-    print_row(name, size, &head, &tail, None, opts, rep);
+    let row = Row {
+        size: tee.size,
+        head: &tee.head,
+        tail: &tail,
+        file_mtime: None,
+        members,
+    };
+    print_row(name, &row, opts, rep);
 }
 
-/// One row; `file_mtime` is the file's modification time (None for standard input), which
-/// gzip shows when the header has no MTIME.
-fn print_row(
-    name: &str,
+/// Whether a file that decompressed gets a row: not with bytes after its last member, garbage
+/// (a warning) or zeros (a warning with -v only), as gzip 1.12 has it.
+fn listed(name: &str, r: &codec::DecodeReport, opts: &Options, rep: &mut Reporter) -> bool {
+    if let Some(w) = crate::files::trailing_warning(r, opts) {
+        rep.file_warning(name, w);
+    }
+    !(r.trailing_garbage || r.trailing_zeros)
+}
+
+/// A reader that keeps what `-l` needs of a stream read through once: its size, its first
+/// 64 KiB (the header) and its last 8 bytes (the trailer).
+struct Tee<'a> {
+    inner: &'a mut dyn Read,
     size: u64,
-    head: &[u8],
-    tail: &[u8; 8],
+    head: Vec<u8>,
+    last: Vec<u8>,
+}
+
+impl Read for Tee<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let got = &buf[..n];
+        self.size += n as u64;
+        let room = (64 * 1024usize).saturating_sub(self.head.len());
+        self.head.extend_from_slice(&got[..n.min(room)]);
+        self.last.extend_from_slice(&got[n.saturating_sub(8)..]);
+        let cut = self.last.len().saturating_sub(8);
+        self.last.drain(..cut);
+        Ok(n)
+    }
+}
+
+/// What a row shows of one file.
+struct Row<'a> {
+    size: u64,
+    head: &'a [u8],
+    tail: &'a [u8; 8],
+    /// The file's modification time (None for standard input), which gzip shows when the
+    /// header has no MTIME.
     file_mtime: Option<u32>,
-    opts: &Options,
-    rep: &mut Reporter,
-) {
+    /// Members in the file: gzip's ratio leaves out the header and trailer of a single one.
+    members: u64,
+}
+
+fn print_row(name: &str, row: &Row, opts: &Options, rep: &mut Reporter) {
+    let Row {
+        size,
+        head,
+        tail,
+        file_mtime,
+        members,
+    } = *row;
     let hlen = match header_len(head) {
         Some(h) if size >= h as u64 + 8 => h,
         _ => return rep.msg(Severity::Error, &format!("{name}: not in gzip format")),
     };
     let crc = u32::from_le_bytes(tail[..4].try_into().unwrap());
     let isize = u32::from_le_bytes(tail[4..].try_into().unwrap()) as u64;
-    let ratio = crate::files::ratio_percent(size - hlen as u64 - 8, isize);
+    let framing = if members == 1 { hlen as u64 + 8 } else { 0 };
+    rep.list_framing = framing;
+    let ratio = crate::files::ratio_percent(size - framing, isize);
     print_header(opts, rep);
     let shown = if file_mtime.is_none() {
         "stdout".to_string()

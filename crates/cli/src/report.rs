@@ -21,6 +21,8 @@ pub struct Reporter {
     pub list_totals: (u64, u64, u64),
     /// `-l`: the column titles were printed.
     pub list_header: bool,
+    /// `-l`: header and trailer bytes of the last file listed (see `list::print_totals`).
+    pub list_framing: u64,
 }
 
 impl Reporter {

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -395,4 +396,70 @@ fn plain_input_with_f_and_listing_damaged_files() {
         String::from_utf8_lossy(&r.0.stdout),
         String::from_utf8_lossy(&r.1.stdout)
     );
+}
+
+/// -l rows and totals as gzip 1.12 prints them, on the same files (written by gzip, so the
+/// sizes agree): a file of several members shows its last member's size and a ratio over all
+/// its bytes; the totals leave out the header and trailer of the last file listed only; a
+/// file with zeros after its last member gets no row (a warning with -v); standard input is
+/// decompressed as files are, and -df on it passes plain data through.
+#[test]
+fn list_rows_and_totals_like_gzip() {
+    let t = Twin::new("listrows");
+    let gz = |data: &[u8]| {
+        let mut c = Command::new("gzip")
+            .args(["-c", "-n"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        c.stdin.take().unwrap().write_all(data).unwrap();
+        c.wait_with_output().unwrap().stdout
+    };
+    let (a, b) = (gz(&sample("fields.c")), gz(&sample("grammar.lsp")));
+    t.write("one.gz", &a);
+    t.write("two.gz", &[&a[..], &b[..]].concat());
+    t.write("zeros.gz", &[&b[..], &[0u8; 64][..]].concat());
+    for (args, want) in [
+        (&["-l", "two.gz", "one.gz"][..], 0),
+        (&["-l", "one.gz", "two.gz"], 0),
+        (&["-l", "zeros.gz", "one.gz"], 0),
+        (&["-lv", "zeros.gz"], 2),
+    ] {
+        let r = t.run(args);
+        assert_eq!(codes(&r), (Some(want), Some(want)), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&r.0.stdout),
+            String::from_utf8_lossy(&r.1.stdout),
+            "{args:?}"
+        );
+    }
+    let piped = |program: &str, args: &[&str], input: &[u8]| {
+        let mut c = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = c.stdin.take().unwrap();
+        let input = input.to_vec();
+        let feeder = std::thread::spawn(move || stdin.write_all(&input));
+        let o = c.wait_with_output().unwrap();
+        let _ = feeder.join();
+        (o.status.code(), o.stdout)
+    };
+    let two = [&a[..], &b[..]].concat();
+    for (args, input) in [
+        (&["-l"][..], &two[..]),
+        (&["-l"], &two[..two.len() - 5]),
+        (&["-df"], b"plain, not gzip\n"),
+        (&["-d"], b"plain, not gzip\n"),
+    ] {
+        assert_eq!(
+            piped("gzip", args, input),
+            piped(HYPERZ, args, input),
+            "{args:?} on stdin"
+        );
+    }
 }
