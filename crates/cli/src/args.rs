@@ -42,7 +42,7 @@ struct Cli {
     #[arg(short = 'N', long = "name")]
     name: bool,
     /// Suppress all warnings.
-    #[arg(short = 'q', long, action = ArgAction::Count)]
+    #[arg(short = 'q', long, alias = "silent", action = ArgAction::Count)]
     quiet: u8,
     /// Operate recursively on directories.
     #[arg(short = 'r', long)]
@@ -77,6 +77,17 @@ struct Cli {
     /// Print the version.
     #[arg(short = 'V', long = "version")]
     version: bool,
+    /// Print the license.
+    #[arg(short = 'L', long = "license")]
+    license: bool,
+    /// Convert end-of-lines (gzip's option; ignored on this system, as gzip ignores it on
+    /// Unix).
+    #[arg(short = 'a', long = "ascii")]
+    ascii: bool,
+    /// Synchronous output: accepted for gzip compatibility, and always the case (an output is
+    /// synced to disk before its input is removed).
+    #[arg(long)]
+    synchronous: bool,
     /// Files to process; none or `-` means standard input.
     files: Vec<OsString>,
 }
@@ -113,6 +124,8 @@ pub struct Options {
     pub verify: bool,
     /// Input files (empty: stdin).
     pub files: Vec<OsString>,
+    /// `-a` was given (gzip notes that it is ignored).
+    pub ascii: bool,
 }
 
 /// The operation.
@@ -134,6 +147,8 @@ pub enum Parsed {
     Run(Options),
     /// `-V`.
     Version,
+    /// `-L`.
+    License,
 }
 
 /// Rewrites level digits in short-option clusters into `--level=N` options, one per run of
@@ -195,6 +210,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
     if cli.version {
         return Ok(Parsed::Version);
     }
+    if cli.license {
+        return Ok(Parsed::License);
+    }
     let mut level = 6;
     if cli.fast {
         level = 1;
@@ -244,6 +262,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
         processes,
         independent: cli.independent,
         verify: cli.verify,
+        ascii: cli.ascii,
         files: cli.files,
     }))
 }
@@ -258,7 +277,7 @@ mod tests {
             .map(OsString::from);
         match parse(v).unwrap() {
             Parsed::Run(o) => o,
-            Parsed::Version => panic!("version"),
+            Parsed::Version | Parsed::License => panic!("not a run"),
         }
     }
 
@@ -289,6 +308,29 @@ mod tests {
         let o = opts(&["-p", "3", "--", "-9"]);
         assert_eq!(o.processes, 3);
         assert_eq!(o.files, vec![OsString::from("-9")]);
+    }
+
+    /// gzip's remaining options parse: --silent is -q, -a is noted, --synchronous is always the
+    /// case, -L prints the license; and every option may repeat.
+    #[test]
+    fn gzip_options_that_change_little() {
+        let o = opts(&[
+            "--silent",
+            "-a",
+            "--synchronous",
+            "-c",
+            "-c",
+            "-S",
+            ".x",
+            "-S",
+            ".y",
+        ]);
+        assert_eq!((o.quiet, o.ascii, o.stdout), (1, true, true));
+        assert_eq!(o.suffix, ".y");
+        for l in ["-L", "--license"] {
+            let v = ["hyperz", l].map(OsString::from);
+            assert!(matches!(parse(v), Ok(Parsed::License)));
+        }
     }
 
     #[test]

@@ -30,6 +30,12 @@ fn main() {
             println!("hyperz {}", env!("CARGO_PKG_VERSION"));
             return;
         }
+        Ok(args::Parsed::License) => {
+            println!("hyperz {}", env!("CARGO_PKG_VERSION"));
+            println!("Licensed under {}.", env!("CARGO_PKG_LICENSE"));
+            println!("There is NO WARRANTY, to the extent permitted by law.");
+            return;
+        }
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };
             let _ = e.print();
@@ -37,6 +43,9 @@ fn main() {
         }
     };
     let mut rep = report::Reporter::new(opts.quiet > 0);
+    if opts.ascii {
+        rep.note("option --ascii ignored on this system");
+    }
     files::run(&opts, &mut rep);
     std::process::exit(rep.exit_code());
 }
