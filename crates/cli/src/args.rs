@@ -71,6 +71,10 @@ struct Cli {
     /// Write independent members that can be decompressed in parallel and seeked.
     #[arg(short = 'i', long)]
     independent: bool,
+    /// End blocks where the content says (rsync-friendly output): an insertion or deletion
+    /// changes the compressed file only up to the next boundaries after it.
+    #[arg(long)]
+    rsyncable: bool,
     /// Decompress and compare every block before writing it.
     #[arg(long)]
     verify: bool,
@@ -126,6 +130,8 @@ pub struct Options {
     pub files: Vec<OsString>,
     /// `-a` was given (gzip notes that it is ignored).
     pub ascii: bool,
+    /// `--rsyncable`: blocks end at input-determined positions.
+    pub rsyncable: bool,
 }
 
 /// The operation.
@@ -261,6 +267,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
         level,
         processes,
         independent: cli.independent,
+        rsyncable: cli.rsyncable,
         verify: cli.verify,
         ascii: cli.ascii,
         files: cli.files,

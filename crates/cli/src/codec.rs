@@ -59,6 +59,8 @@ pub struct CompressSpec {
     pub level: u32,
     /// Independent-block output (`-i`).
     pub independent: bool,
+    /// Blocks end at input-determined positions (`--rsyncable`).
+    pub rsyncable: bool,
     /// The gzip header (name, mtime) to write.
     pub header: GzipHeader,
 }
@@ -117,7 +119,8 @@ pub fn compress(
         ParallelDeflater::independent(dev, spec.level)
     } else {
         ParallelDeflater::new(dev, Format::Raw, spec.level)
-    };
+    }
+    .rsyncable(spec.rsyncable);
     let mut out = Vec::with_capacity(IO_CHUNK);
     let mut counts = Counts::default();
     if !spec.independent {

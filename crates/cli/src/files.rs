@@ -181,6 +181,7 @@ fn spec_for(opts: &Options, header: GzipHeader) -> CompressSpec {
     CompressSpec {
         level: opts.level,
         independent: opts.independent,
+        rsyncable: opts.rsyncable,
         header,
     }
 }

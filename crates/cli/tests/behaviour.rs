@@ -463,3 +463,14 @@ fn list_rows_and_totals_like_gzip() {
         );
     }
 }
+
+/// `--rsyncable`, as gzip has it: the output decodes to the input (the resynchronising itself is
+/// tested on the parallel compressor).
+#[test]
+fn rsyncable_is_accepted_and_decodes() {
+    let t = Twin::new("rsync");
+    t.write("big", &sample("kennedy.xls").repeat(2));
+    let r = t.run(&["--rsyncable", "-k", "big"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("--rsyncable");
+}

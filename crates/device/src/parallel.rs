@@ -8,7 +8,12 @@
 //! (see [`container`](crate::container)), decodable in parallel and seekable.
 //!
 //! Block boundaries depend only on the byte offsets, never on how the caller chunked its
-//! writes or how many engines ran, so the output is identical for any engine count. At most
+//! writes or how many engines ran, so the output is identical for any engine count. With
+//! [`rsyncable`](ParallelDeflater::rsyncable) they depend on the content too: a block ends
+//! after the last position in it where a rolling hash of the preceding 12 bytes hits (about
+//! one position in 4096), as pigz's `--rsyncable` cuts its blocks, so an insertion or deletion
+//! changes the compressed stream only up to the next boundaries after it, and rsync finds the
+//! rest unchanged. At most
 //! `in_flight` blocks are outstanding; when the window is full the writer waits for the oldest,
 //! which bounds memory to about `in_flight * (block_size + 32 KiB)` plus their outputs.
 use std::collections::VecDeque;
@@ -54,6 +59,8 @@ pub struct ParallelDeflater<'d> {
     level: u32,
     independent: bool,
     block_size: usize,
+    /// Blocks end at input-determined positions (`--rsyncable`).
+    rsync: bool,
     in_flight: usize,
     /// Input not yet submitted; in dependent mode it starts with up to 32 KiB of dictionary.
     buf: Vec<u8>,
@@ -89,6 +96,7 @@ impl<'d> ParallelDeflater<'d> {
             level,
             independent,
             block_size,
+            rsync: false,
             in_flight: cfg.in_flight().max(1),
             buf: Vec::new(),
             dict_len: 0,
@@ -100,6 +108,12 @@ impl<'d> ParallelDeflater<'d> {
             total_in: 0,
             total_out: 0,
         }
+    }
+
+    /// Ends blocks at input-determined positions (see the module comment), before any input.
+    pub fn rsyncable(mut self, on: bool) -> Self {
+        self.rsync = on;
+        self
     }
 
     /// Writes `header` (complete header bytes for this stream's format, e.g. a zlib header with
@@ -178,6 +192,7 @@ impl<'d> ParallelDeflater<'d> {
             level: self.level,
             independent: self.independent,
             block_size: self.block_size,
+            rsync: self.rsync,
             in_flight: self.in_flight,
             buf: self.buf.clone(),
             dict_len: self.dict_len,
@@ -210,7 +225,7 @@ impl<'d> ParallelDeflater<'d> {
             self.buf.extend_from_slice(&data[..take]);
             self.counters().buffer_add(take);
             data = &data[take..];
-            if self.buf.len() > self.dict_len + self.block_size {
+            while self.buf.len() > self.dict_len + self.block_size {
                 self.submit_block(false, out);
             }
         }
@@ -219,10 +234,13 @@ impl<'d> ParallelDeflater<'d> {
 
     /// Submits `buf[dict_len..end]` (the whole buffer when `last` or `flush`, else one block).
     fn submit_block(&mut self, last: bool, out: &mut Vec<u8>) {
+        let full = self.dict_len + self.block_size;
         let end = if last {
             self.buf.len()
+        } else if self.rsync {
+            rsync_cut(&self.buf, self.dict_len, full).unwrap_or(full)
         } else {
-            self.dict_len + self.block_size
+            full
         };
         self.submit_until(end, last, out);
     }
@@ -351,6 +369,30 @@ impl<'d> ParallelDeflater<'d> {
             check: self.check,
         }
     }
+}
+
+/// Bits of the rolling hash behind `--rsyncable` (pigz's): a position is a hit about once in
+/// 2^RSYNC_BITS.
+const RSYNC_BITS: u32 = 12;
+
+/// Where a block of `buf[from..to]` ends for `--rsyncable`: after the last position whose hash
+/// hits, or None if none does. The hash takes each byte in with a shift, so after
+/// `RSYNC_BITS` bytes a byte has left it; starting that far before `from` (or at the stream's
+/// or member's start) gives every position the hash of the bytes just before it.
+fn rsync_cut(buf: &[u8], from: usize, to: usize) -> Option<usize> {
+    const MASK: u32 = (1 << RSYNC_BITS) - 1;
+    // Not 0: runs of zeros would hit at every byte.
+    const HIT: u32 = MASK >> 1;
+    let start = from.saturating_sub(RSYNC_BITS as usize);
+    let mut h = 0u32;
+    let mut cut = None;
+    for (p, &b) in buf[..to].iter().enumerate().skip(start) {
+        h = ((h << 1) ^ b as u32) & MASK;
+        if h == HIT && p >= from {
+            cut = Some(p + 1);
+        }
+    }
+    cut
 }
 
 impl Drop for ParallelDeflater<'_> {
