@@ -14,21 +14,13 @@
 #include <string.h>
 #include <zlib.h>
 
-static unsigned long get32(const unsigned char *p) {
-    return p[0] | (unsigned long)p[1] << 8 | (unsigned long)p[2] << 16 | (unsigned long)p[3] << 24;
-}
+#include "cases.h"
 
 int main(int argc, char **argv) {
-    FILE *f = argc == 2 ? fopen(argv[1], "rb") : NULL;
-    if (f == NULL)
+    long size;
+    unsigned char *all = argc == 2 ? read_all(argv[1], &size) : NULL;
+    if (all == NULL)
         return 2;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *all = malloc(size);
-    if (fread(all, 1, size, f) != (size_t)size)
-        return 2;
-    fclose(f);
     static unsigned char out[1 << 20];
     for (long at = 0, n = 0; at < size; n++) {
         unsigned long len = get32(all + at), ipiece = get32(all + at + 5),

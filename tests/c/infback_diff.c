@@ -13,6 +13,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "cases.h"
+
 static const unsigned char *src;
 static unsigned long srclen, piece, pos;
 static unsigned long long hash;
@@ -38,21 +40,11 @@ static int out_fn(void *desc, unsigned char *p, unsigned n) {
     return 0;
 }
 
-static unsigned long get32(const unsigned char *p) {
-    return p[0] | (unsigned long)p[1] << 8 | (unsigned long)p[2] << 16 | (unsigned long)p[3] << 24;
-}
-
 int main(int argc, char **argv) {
-    FILE *f = fopen(argv[1], "rb");
-    if (argc != 2 || f == NULL)
+    long size;
+    unsigned char *all = argc == 2 ? read_all(argv[1], &size) : NULL;
+    if (all == NULL)
         return 2;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *all = malloc(size);
-    if (fread(all, 1, size, f) != (size_t)size)
-        return 2;
-    fclose(f);
     static unsigned char window[1 << 15];
     for (long at = 0, n = 0; at < size; n++) {
         srclen = get32(all + at);

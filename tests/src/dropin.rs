@@ -68,6 +68,25 @@ pub fn preloaded(program: impl AsRef<std::ffi::OsStr>) -> Command {
     c
 }
 
+/// Runs `exe` with `args` under the system libz, then with ours preloaded (which it must use),
+/// and asserts that the two transcripts on stdout are identical line by line; returns the
+/// system's.
+pub fn same_transcript(exe: &Path, args: &[&std::ffi::OsStr]) -> String {
+    let want = String::from_utf8(check(Command::new(exe).args(args)).stdout).unwrap();
+    let o = check(preloaded(exe).args(args));
+    assert!(traced(&o), "our libz.so was not used");
+    let got = String::from_utf8(o.stdout).unwrap();
+    for (i, (a, b)) in want.lines().zip(got.lines()).enumerate() {
+        assert_eq!(a, b, "line {} differs (system zlib first)", i + 1);
+    }
+    assert_eq!(
+        want.lines().count(),
+        got.lines().count(),
+        "transcript lengths"
+    );
+    want
+}
+
 /// Runs `cmd`, panicking with its output unless it succeeds.
 pub fn check(cmd: &mut Command) -> Output {
     let o = cmd

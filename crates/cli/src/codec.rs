@@ -222,33 +222,23 @@ pub fn decompress(
                 break;
             }
             if end - start < 2 || buf[start] != 0x1f || buf[start + 1] != 0x8b {
-                if copy_plain {
-                    loop {
-                        w.write_all(&buf[start..end]).map_err(CodecError::Write)?;
-                        consumed_total += (end - start) as u64;
-                        start = end;
-                        if eof {
-                            break;
-                        }
-                        refill(&mut buf, &mut start, &mut end, &mut eof)?;
-                        if start == end {
-                            break;
-                        }
-                    }
-                    break;
-                }
-                if report.members == 0 {
+                if report.members == 0 && !copy_plain {
                     return Err(CodecError::NotGzip);
                 }
-                // gzip ignores trailing zeros (tape padding) silently and warns on anything
-                // else; either way the data decoded so far is complete and valid.
+                // The rest of the input: copied as it is (copy_plain), or checked, since gzip
+                // ignores trailing zeros (tape padding) silently and warns on anything else;
+                // either way the data decoded so far is complete and valid.
                 loop {
-                    if buf[start..end].iter().any(|&b| b != 0) {
+                    let rest = &buf[start..end];
+                    if copy_plain {
+                        w.write_all(rest).map_err(CodecError::Write)?;
+                    } else if rest.iter().any(|&b| b != 0) {
                         report.trailing_garbage = true;
                         break;
+                    } else {
+                        report.trailing_zeros |= !rest.is_empty();
                     }
-                    report.trailing_zeros |= end > start;
-                    consumed_total += (end - start) as u64;
+                    consumed_total += rest.len() as u64;
                     start = end;
                     if eof {
                         break;

@@ -61,15 +61,7 @@ fn header_len(head: &[u8]) -> Option<usize> {
 
 /// Lists a file, seeking to its trailer once it decompressed.
 pub fn list_file(name: &str, f: &mut File, opts: &Options, rep: &mut Reporter) {
-    let members = match codec::decompress(f, &mut io::sink(), &Progress::none(), false) {
-        Err(e) => {
-            rep.list_framing = 0;
-            return rep.file_error(name, &e);
-        }
-        Ok(r) => listed(name, &r, opts, rep).then_some(r.members),
-    };
-    let Some(members) = members else {
-        rep.list_framing = 0;
+    let Some(members) = decoded_members(name, f, opts, rep) else {
         return;
     };
     let result = (|| {
@@ -108,15 +100,7 @@ pub fn list_stream(name: &str, r: &mut dyn Read, opts: &Options, rep: &mut Repor
         head: Vec::new(),
         last: Vec::new(),
     };
-    let members = match codec::decompress(&mut tee, &mut io::sink(), &Progress::none(), false) {
-        Err(e) => {
-            rep.list_framing = 0;
-            return rep.file_error(name, &e);
-        }
-        Ok(r) => listed(name, &r, opts, rep).then_some(r.members),
-    };
-    let Some(members) = members else {
-        rep.list_framing = 0;
+    let Some(members) = decoded_members(name, &mut tee, opts, rep) else {
         return;
     };
     // Whatever the decoder left unread (nothing, or zeros) still counts, as in a file's size.
@@ -142,13 +126,32 @@ pub fn list_stream(name: &str, r: &mut dyn Read, opts: &Options, rep: &mut Repor
     print_row(name, &row, opts, rep);
 }
 
-/// Whether a file that decompressed gets a row: not with bytes after its last member, garbage
-/// (a warning) or zeros (a warning with -v only), as gzip 1.12 has it.
-fn listed(name: &str, r: &codec::DecodeReport, opts: &Options, rep: &mut Reporter) -> bool {
-    if let Some(w) = crate::files::trailing_warning(r, opts) {
-        rep.file_warning(name, w);
+/// Decompresses a file to be listed, as gzip 1.12 does first; its member count if it gets a
+/// row. Not if it fails (an error) or has bytes after its last member: garbage (a warning) or
+/// zeros (a warning with -v only). A file without a row counts as one without framing for
+/// the totals (see [`print_totals`]).
+fn decoded_members(
+    name: &str,
+    r: &mut dyn Read,
+    opts: &Options,
+    rep: &mut Reporter,
+) -> Option<u64> {
+    let listed = match codec::decompress(r, &mut io::sink(), &Progress::none(), false) {
+        Err(e) => {
+            rep.file_error(name, &e);
+            None
+        }
+        Ok(r) => {
+            if let Some(w) = crate::files::trailing_warning(&r, opts) {
+                rep.file_warning(name, w);
+            }
+            (!(r.trailing_garbage || r.trailing_zeros)).then_some(r.members)
+        }
+    };
+    if listed.is_none() {
+        rep.list_framing = 0;
     }
-    !(r.trailing_garbage || r.trailing_zeros)
+    listed
 }
 
 /// A reader that keeps what `-l` needs of a stream read through once: its size, its first
