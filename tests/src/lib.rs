@@ -96,6 +96,16 @@ pub fn run_tool(program: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A xorshift64 generator: the reproducible random choices of the differential tests.
+pub fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}
+
 /// Like [`run_tool`] but returns `(success, stdout, stderr)` instead of panicking on failure.
 pub fn try_run_tool(program: &str, args: &[&str], stdin: &[u8]) -> (bool, Vec<u8>, Vec<u8>) {
     require_tool(program);

@@ -19,20 +19,11 @@
 
 use std::ffi::{c_int, c_ulong};
 
-use hyperz_tests::sample_files;
 use hyperz_tests::zapi::{ZStream, Zlib};
+use hyperz_tests::{sample_files, xorshift};
 
 const Z_STREAM_END: c_int = 1;
 const FINISH: c_int = 4;
-
-fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    }
-}
 
 /// `data` deflated in one call by `z` (level, windowBits, strategy), with an optional preset
 /// dictionary.

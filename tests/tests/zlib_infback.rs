@@ -12,16 +12,7 @@ use hyperz_engine::inflate::{decompress, ErrorKind};
 use hyperz_engine::Format;
 use hyperz_tests::dropin::{cc, same_transcript, scratch};
 use hyperz_tests::zapi::{ZStream, Zlib};
-use hyperz_tests::{repo_root, sample_files};
-
-fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    }
-}
+use hyperz_tests::{repo_root, sample_files, xorshift};
 
 #[test]
 fn inflate_back_matches_system_zlib() {
