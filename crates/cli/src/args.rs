@@ -73,8 +73,21 @@ struct Cli {
     independent: bool,
     /// End blocks where the content says (rsync-friendly output): an insertion or deletion
     /// changes the compressed file only up to the next boundaries after it.
-    #[arg(long)]
+    #[arg(short = 'R', long)]
     rsyncable: bool,
+    /// Compression block size in KiB for the parallel engines (pigz's -b; default 256).
+    #[arg(short = 'b', long = "blocksize", value_name = "KiB",
+          value_parser = clap::value_parser!(u64).range(32..=1 << 20))]
+    blocksize: Option<u64>,
+    /// Do not store or restore the modification time (pigz).
+    #[arg(short = 'm', long = "no-time", overrides_with = "time")]
+    no_time: bool,
+    /// Store or restore the modification time (pigz).
+    #[arg(short = 'M', long = "time", overrides_with = "no_time")]
+    time: bool,
+    /// Put TEXT in the gzip header's comment field (pigz).
+    #[arg(short = 'C', long = "comment", value_name = "TEXT")]
+    comment: Option<OsString>,
     /// Decompress and compare every block before writing it.
     #[arg(long)]
     verify: bool,
@@ -90,7 +103,7 @@ struct Cli {
     ascii: bool,
     /// Synchronous output: accepted for gzip compatibility, and always the case (an output is
     /// synced to disk before its input is removed).
-    #[arg(long)]
+    #[arg(short = 'Y', long)]
     synchronous: bool,
     /// Files to process; none or `-` means standard input.
     files: Vec<OsString>,
@@ -132,6 +145,13 @@ pub struct Options {
     pub ascii: bool,
     /// `--rsyncable`: blocks end at input-determined positions.
     pub rsyncable: bool,
+    /// `-b`: the parallel engines' block size in bytes, if given.
+    pub block_size: Option<usize>,
+    /// `-m` (Some(false)) / `-M` (Some(true)): store and restore the modification time or not,
+    /// whatever -n / -N say of the name.
+    pub time: Option<bool>,
+    /// `-C`: the gzip header's comment.
+    pub comment: Option<Vec<u8>>,
 }
 
 /// The operation.
@@ -268,6 +288,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
         processes,
         independent: cli.independent,
         rsyncable: cli.rsyncable,
+        block_size: cli.blocksize.map(|k| (k as usize) << 10),
+        time: match (cli.time, cli.no_time) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
+        comment: cli.comment.map(std::os::unix::ffi::OsStringExt::into_vec),
         verify: cli.verify,
         ascii: cli.ascii,
         files: cli.files,
@@ -318,7 +345,8 @@ mod tests {
     }
 
     /// gzip's remaining options parse: --silent is -q, -a is noted, --synchronous is always the
-    /// case, -L prints the license; and every option may repeat.
+    /// case, -L prints the license; and every option may repeat. So do pigz's -R, -Y, -b, -m/-M
+    /// (the last wins) and -C.
     #[test]
     fn gzip_options_that_change_little() {
         let o = opts(&[
@@ -334,6 +362,12 @@ mod tests {
         ]);
         assert_eq!((o.quiet, o.ascii, o.stdout), (1, true, true));
         assert_eq!(o.suffix, ".y");
+        let o = opts(&["-R", "-Y", "-b", "64", "-m", "-C", "note"]);
+        assert!(o.rsyncable);
+        assert_eq!((o.block_size, o.time), (Some(64 << 10), Some(false)));
+        assert_eq!(o.comment.as_deref(), Some(&b"note"[..]));
+        assert_eq!(opts(&["-m", "-M"]).time, Some(true));
+        assert_eq!(opts(&["-M", "-m"]).time, Some(false));
         for l in ["-L", "--license"] {
             let v = ["hyperz", l].map(OsString::from);
             assert!(matches!(parse(v), Ok(Parsed::License)));

@@ -177,7 +177,8 @@ fn copy_plain(opts: &Options) -> bool {
     opts.force && (opts.stdout || opts.mode == Mode::Test)
 }
 
-fn spec_for(opts: &Options, header: GzipHeader) -> CompressSpec {
+fn spec_for(opts: &Options, mut header: GzipHeader) -> CompressSpec {
+    header.comment = opts.comment.clone();
     CompressSpec {
         level: opts.level,
         independent: opts.independent,
@@ -192,6 +193,9 @@ fn device(opts: &Options) -> &'static Device {
     DEV.get_or_init(|| {
         let mut cfg = DeviceConfig::with_engines(opts.processes);
         cfg.verify = opts.verify;
+        if let Some(b) = opts.block_size {
+            cfg.block_size = b;
+        }
         Device::new(cfg)
     })
 }
@@ -219,6 +223,8 @@ fn compress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Rep
     let mut header = GzipHeader::default();
     if opts.name != Some(false) {
         header.name = Some(fname.clone().into_bytes());
+    }
+    if opts.time.unwrap_or(opts.name != Some(false)) {
         header.mtime = mtime_secs(meta);
     }
     let spec = spec_for(opts, header);
@@ -336,7 +342,7 @@ fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut R
     if let Some(w) = trailing_warning(&report, opts) {
         rep.file_warning(&name, w);
     }
-    if opts.name == Some(true) {
+    if opts.time.unwrap_or(opts.name == Some(true)) {
         if let (Some(t), Some(h)) = (&target, &report.header) {
             if h.mtime != 0 {
                 let ft = filetime::FileTime::from_unix_time(h.mtime as i64, 0);

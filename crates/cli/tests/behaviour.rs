@@ -474,3 +474,66 @@ fn rsyncable_is_accepted_and_decodes() {
     assert_eq!(codes(&r), (Some(0), Some(0)));
     t.assert_same_state("--rsyncable");
 }
+
+/// pigz's header options, against pigz: -m stores no time, -M stores it even with -n, the last
+/// of -m/-M wins, -C stores a comment; -b (block size in KiB) and -R (--rsyncable) are taken.
+/// Compared: the header's MTIME, FNAME and FCOMMENT, and the data.
+#[test]
+fn pigz_header_and_block_options() {
+    let t = Twin::new("pigzopts");
+    t.write("f.txt", &sample("alice29.txt"));
+    let st = Command::new("touch")
+        .args(["-d", "@1700000000"])
+        .arg(t.dir("hyperz").join("f.txt"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    // (MTIME, FNAME, FCOMMENT) of a gzip member.
+    let fields = |g: &[u8]| {
+        let (flg, mtime) = (g[3], u32::from_le_bytes(g[4..8].try_into().unwrap()));
+        let mut p = 10;
+        if flg & 4 != 0 {
+            p += 2 + u16::from_le_bytes([g[10], g[11]]) as usize;
+        }
+        let mut text = |bit: u8| {
+            (flg & bit != 0).then(|| {
+                let e = p + g[p..].iter().position(|&b| b == 0).unwrap();
+                let s = g[p..e].to_vec();
+                p = e + 1;
+                s
+            })
+        };
+        let name = text(8);
+        (mtime, name, text(16))
+    };
+    let dir = t.dir("hyperz");
+    for args in [
+        &["-c", "-m"][..],
+        &["-c", "-n", "-M"],
+        &["-c", "-m", "-M"],
+        &["-c", "-M", "-m"],
+        &["-c", "-C", "a comment"],
+        &["-c", "-b", "64", "-R", "-p", "2"],
+    ] {
+        let run = |program: &str| {
+            let o = Command::new(program)
+                .args(args)
+                .arg("f.txt")
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{program} {args:?}");
+            o.stdout
+        };
+        let (p, h) = (run("pigz"), run(HYPERZ));
+        assert_eq!(fields(&p), fields(&h), "{args:?}");
+        let mut d = Command::new("gzip")
+            .arg("-dc")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        d.stdin.take().unwrap().write_all(&h).unwrap();
+        assert!(d.wait_with_output().unwrap().stdout == sample("alice29.txt"));
+    }
+}
