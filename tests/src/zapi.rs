@@ -200,6 +200,36 @@ impl Zlib {
         step(self.inflate, s, input, out, flush)
     }
 
+    /// `data` deflated in one Z_FINISH call (level, windowBits, strategy, memLevel 8), with an
+    /// optional preset dictionary: the whole stream.
+    pub fn deflate_all(
+        &self,
+        data: &[u8],
+        (level, wbits, strategy): (c_int, c_int, c_int),
+        dict: Option<&[u8]>,
+    ) -> Vec<u8> {
+        let mut s = ZStream::new();
+        assert_eq!(
+            self.d_init(&mut s, level, wbits, 8, strategy),
+            0,
+            "{}",
+            self.name
+        );
+        if let Some(d) = dict {
+            // SAFETY: a live stream and a valid dictionary slice.
+            let r =
+                unsafe { (self.deflate_set_dictionary)(&mut *s, d.as_ptr(), d.len() as c_uint) };
+            assert_eq!(r, 0, "{}", self.name);
+        }
+        let mut out = vec![0u8; data.len() * 2 + 1000];
+        let (r, _, p) = self.d_step(&mut s, data, &mut out, 4);
+        assert_eq!(r, 1, "{}: deflate did not finish", self.name);
+        // SAFETY: a live stream.
+        unsafe { (self.deflate_end)(&mut *s) };
+        out.truncate(p);
+        out
+    }
+
     /// Inflates a whole stream with `wbits` in chunks of `chunk` bytes (output in pieces of
     /// `ochunk`): (last code, output, input bytes left unconsumed).
     pub fn inflate_all(

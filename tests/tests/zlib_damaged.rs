@@ -19,37 +19,10 @@
 
 use std::ffi::{c_int, c_ulong};
 
-use hyperz_tests::zapi::{ZStream, Zlib};
+use hyperz_tests::zapi::Zlib;
 use hyperz_tests::{sample_files, xorshift};
 
 const Z_STREAM_END: c_int = 1;
-const FINISH: c_int = 4;
-
-/// `data` deflated in one call by `z` (level, windowBits, strategy), with an optional preset
-/// dictionary.
-fn deflate(
-    z: &Zlib,
-    data: &[u8],
-    level: c_int,
-    wbits: c_int,
-    strategy: c_int,
-    dict: Option<&[u8]>,
-) -> Vec<u8> {
-    let mut s = ZStream::new();
-    assert_eq!(z.d_init(&mut s, level, wbits, 8, strategy), 0, "{}", z.name);
-    if let Some(d) = dict {
-        // SAFETY: a live stream and a valid dictionary slice.
-        let r = unsafe { (z.deflate_set_dictionary)(&mut *s, d.as_ptr(), d.len() as u32) };
-        assert_eq!(r, 0, "{}", z.name);
-    }
-    let mut out = vec![0u8; data.len() * 2 + 1000];
-    let (r, _, p) = z.d_step(&mut s, data, &mut out, FINISH);
-    assert_eq!(r, Z_STREAM_END, "{}", z.name);
-    // SAFETY: a live stream.
-    unsafe { (z.deflate_end)(&mut *s) };
-    out.truncate(p);
-    out
-}
 
 /// A gzip member with header flags `flg` (FHCRC, FEXTRA, FNAME, FCOMMENT in any mix).
 fn gzip_member(z: &Zlib, data: &[u8], level: c_int, flg: u8, extra: usize) -> Vec<u8> {
@@ -72,7 +45,7 @@ fn gzip_member(z: &Zlib, data: &[u8], level: c_int, flg: u8, extra: usize) -> Ve
         let c = crc(&m);
         m.extend(&c.to_le_bytes()[..2]);
     }
-    m.extend(deflate(z, data, level, -15, 0, None));
+    m.extend(z.deflate_all(data, (level, -15, 0), None));
     m.extend(crc(data).to_le_bytes());
     m.extend((data.len() as u32).to_le_bytes());
     m
@@ -107,7 +80,7 @@ fn damaged_streams_end_the_same_way_in_both() {
                 let (data, d) = (piece(&mut rnd), piece(&mut rnd));
                 let dict = (!d.is_empty() && rnd().is_multiple_of(2)).then_some(d);
                 (
-                    deflate(maker, &data, level, 15, 0, dict.as_deref()),
+                    maker.deflate_all(&data, (level, 15, 0), dict.as_deref()),
                     15,
                     dict,
                 )
@@ -117,7 +90,7 @@ fn damaged_streams_end_the_same_way_in_both() {
                 let sign = if rnd().is_multiple_of(2) { 1 } else { -1 };
                 let wbits = (9 + rnd() % 7) as c_int * sign;
                 let strategy = (rnd() % 5) as c_int;
-                let st = deflate(maker, &piece(&mut rnd), level, wbits, strategy, None);
+                let st = maker.deflate_all(&piece(&mut rnd), (level, wbits, strategy), None);
                 (st, 15 * sign, None)
             }
         };
@@ -184,7 +157,7 @@ fn uncompress_reports_damage_as_zlib_does() {
         let off = rnd() as usize % d.len();
         let data = &d[off..(off + rnd() as usize % 5000).min(d.len())];
         let maker = &libs[(rnd() % 2) as usize];
-        let mut z = deflate(maker, data, (rnd() % 10) as c_int, 15, 0, None);
+        let mut z = maker.deflate_all(data, ((rnd() % 10) as c_int, 15, 0), None);
         let n = z.len();
         match rnd() % 6 {
             0 => z[rnd() as usize % n] ^= 1 << (rnd() % 8),
