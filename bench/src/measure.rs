@@ -6,8 +6,10 @@
 //! (the system zlib's level-6 output, or zlib-ng's if the system zlib is absent) so decoders are
 //! compared on identical input: the "cross" rows.
 //!
-//! Best of N rather than a mean, because on a shared machine noise only ever adds time. A time
-//! budget per measurement stops the repetitions early on huge files (at least one always runs).
+//! Best of N rather than a mean, because on a shared machine noise only ever adds time; the N
+//! repetitions are interleaved across peers ([`measure_file`]), so noise does not favour one.
+//! A time budget per (peer, level) stops the repetitions early on huge files (at least one
+//! always runs).
 //! Only one file (plus its compressed and decompressed copies) is in memory at a time.
 #![forbid(unsafe_code)]
 
@@ -75,7 +77,8 @@ pub fn mbs(bytes: u64, secs: f64) -> f64 {
 pub struct Reps {
     /// Maximum repetitions per measurement (best is kept).
     pub n: usize,
-    /// Stop repeating once this much time was spent on one measurement.
+    /// Stop repeating once this much time was spent on one measurement (in the library mode,
+    /// on one peer and level's compressions and decompressions together).
     pub budget: Duration,
 }
 
@@ -139,6 +142,14 @@ pub struct Reference {
 
 /// Measures one file: own rows for every entrant and level, then cross rows for every entrant.
 /// `log` receives one progress line per measurement.
+///
+/// The repetitions are interleaved: each round times every (peer, level) once, compressing
+/// and then decompressing its own output, and the next round starts over. A burst of load
+/// from another tenant of a shared machine then slows one round of every peer rather than all
+/// the repetitions of one, so the best times (and the ratios between peers the goals are
+/// judged on) are not skewed towards whoever ran while the machine was quiet. The budget is
+/// per (peer, level): one that has spent it sits out the remaining rounds. Only one
+/// compressed and one decompressed copy exist at a time, as before.
 pub fn measure_file(
     scope: &str,
     data: &[u8],
@@ -147,65 +158,124 @@ pub fn measure_file(
     reps: Reps,
     log: &mut dyn FnMut(&str),
 ) -> Result<Vec<Row>, String> {
-    let mut rows = Vec::new();
     let mut comp = Vec::new();
     let mut back = Vec::new();
-    for e in entrants.iter_mut() {
-        let name = e.peer.name();
-        for &level in &e.levels {
-            let peer = &mut e.peer;
-            let comp_secs = best_of(reps, || peer.compress(level, data, &mut comp))
+    // (entrant, level) cells and their best times, sizes and time spent.
+    let mut own: Vec<(usize, u32, Cell)> = Vec::new();
+    for (i, e) in entrants.iter().enumerate() {
+        own.extend(e.levels.iter().map(|&l| (i, l, Cell::default())));
+    }
+    for round in 0..reps.n.max(1) {
+        for (i, level, cell) in own.iter_mut() {
+            if !cell.wants(round, reps.budget) {
+                continue;
+            }
+            let (name, level) = (entrants[*i].peer.name(), *level);
+            let peer = &mut entrants[*i].peer;
+            let ct = timed(|| peer.compress(level, data, &mut comp))
                 .map_err(|m| format!("{name} -{level} compressing {scope}: {m}"))?;
-            let decomp_secs = best_of(reps, || peer.decompress(&comp, &mut back, data.len()))
+            let dt = timed(|| peer.decompress(&comp, &mut back, data.len()))
                 .map_err(|m| format!("{name} -{level} decompressing {scope}: {m}"))?;
             verify(&back, data, || {
                 format!("{name} -{level} round trip of {scope}")
             })?;
-            let row = Row {
-                scope: scope.to_string(),
-                kind: Kind::Own,
-                peer: name.to_string(),
-                level,
-                in_bytes: data.len() as u64,
-                out_bytes: comp.len() as u64,
-                comp_secs,
-                decomp_secs,
-            };
-            log(&format!(
-                "{scope}: {name} -{level}: ratio {:.3}, {:.1} MB/s, {:.1} MB/s",
-                row.ratio(),
-                row.comp_mbs(),
-                row.decomp_mbs()
-            ));
-            rows.push(row);
+            cell.add(ct, dt, comp.len());
         }
+    }
+    let mut rows = Vec::new();
+    for (i, level, cell) in own {
+        let row = Row {
+            scope: scope.to_string(),
+            kind: Kind::Own,
+            peer: entrants[i].peer.name().to_string(),
+            level,
+            in_bytes: data.len() as u64,
+            out_bytes: cell.out_bytes as u64,
+            comp_secs: cell.comp,
+            decomp_secs: cell.decomp,
+        };
+        log(&format!(
+            "{scope}: {} -{level}: ratio {:.3}, {:.1} MB/s, {:.1} MB/s",
+            row.peer,
+            row.ratio(),
+            row.comp_mbs(),
+            row.decomp_mbs()
+        ));
+        rows.push(row);
     }
     if let Some(r) = reference {
         let ref_name = r.encoder.name();
         r.encoder
             .compress(r.level, data, &mut comp)
             .map_err(|m| format!("reference {ref_name} -{} on {scope}: {m}", r.level))?;
-        for e in entrants.iter_mut() {
-            let name = e.peer.name();
-            let peer = &mut e.peer;
-            let decomp_secs = best_of(reps, || peer.decompress(&comp, &mut back, data.len()))
-                .map_err(|m| format!("{name} decoding {ref_name} -{} of {scope}: {m}", r.level))?;
-            verify(&back, data, || {
-                format!("{name} decoding {ref_name} -{} of {scope}", r.level)
-            })?;
+        let mut cross = vec![Cell::default(); entrants.len()];
+        for round in 0..reps.n.max(1) {
+            for (e, cell) in entrants.iter_mut().zip(cross.iter_mut()) {
+                if !cell.wants(round, reps.budget) {
+                    continue;
+                }
+                let name = e.peer.name();
+                let peer = &mut e.peer;
+                let dt = timed(|| peer.decompress(&comp, &mut back, data.len())).map_err(|m| {
+                    format!("{name} decoding {ref_name} -{} of {scope}: {m}", r.level)
+                })?;
+                verify(&back, data, || {
+                    format!("{name} decoding {ref_name} -{} of {scope}", r.level)
+                })?;
+                cell.add(0.0, dt, comp.len());
+            }
+        }
+        for (e, cell) in entrants.iter().zip(cross) {
             rows.push(Row {
                 scope: scope.to_string(),
                 kind: Kind::Cross,
-                peer: name.to_string(),
+                peer: e.peer.name().to_string(),
                 level: r.level,
                 in_bytes: data.len() as u64,
-                out_bytes: comp.len() as u64,
+                out_bytes: cell.out_bytes as u64,
                 comp_secs: 0.0,
-                decomp_secs,
+                decomp_secs: cell.decomp,
             });
         }
     }
     Ok(rows)
+}
+
+/// One (peer, level)'s measurements so far: best times, compressed size, time spent.
+#[derive(Clone, Default)]
+struct Cell {
+    comp: f64,
+    decomp: f64,
+    out_bytes: usize,
+    spent: f64,
+    runs: usize,
+}
+
+impl Cell {
+    /// Whether the cell runs in `round`: always the first, then while under `budget`.
+    fn wants(&self, round: usize, budget: Duration) -> bool {
+        round == 0 || self.spent < budget.as_secs_f64()
+    }
+
+    /// Records one repetition's times (seconds) and compressed size.
+    fn add(&mut self, comp: f64, decomp: f64, out_bytes: usize) {
+        if self.runs == 0 {
+            (self.comp, self.decomp) = (comp, decomp);
+        } else {
+            self.comp = self.comp.min(comp);
+            self.decomp = self.decomp.min(decomp);
+        }
+        self.out_bytes = out_bytes;
+        self.spent += comp + decomp;
+        self.runs += 1;
+    }
+}
+
+/// Runs `f` once and returns its wall-clock time in seconds.
+fn timed(f: impl FnOnce() -> Result<(), String>) -> Result<f64, String> {
+    let t = Instant::now();
+    f()?;
+    Ok(t.elapsed().as_secs_f64())
 }
 
 fn verify(got: &[u8], want: &[u8], what: impl FnOnce() -> String) -> Result<(), String> {
@@ -291,6 +361,78 @@ mod tests {
         assert!((t[0].comp_mbs() - 4.0).abs() < 1e-9);
         assert!((t[0].decomp_mbs() - 16.0).abs() < 1e-9);
         assert!((t[0].ratio() - 2.0).abs() < 1e-9);
+    }
+
+    /// A peer that copies its input both ways and logs each call, to watch the schedule.
+    struct Copier(&'static str, std::rc::Rc<std::cell::RefCell<Vec<String>>>);
+
+    impl Peer for Copier {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+        fn version(&self) -> String {
+            String::new()
+        }
+        fn levels(&self) -> Vec<u32> {
+            vec![1, 2]
+        }
+        fn compress(&mut self, level: u32, input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+            self.1.borrow_mut().push(format!("{}{level}c", self.0));
+            out.clear();
+            out.extend_from_slice(input);
+            Ok(())
+        }
+        fn decompress(&mut self, input: &[u8], out: &mut Vec<u8>, _: usize) -> Result<(), String> {
+            self.1.borrow_mut().push(format!("{}d", self.0));
+            out.clear();
+            out.extend_from_slice(input);
+            Ok(())
+        }
+    }
+
+    /// Each round times every (peer, level) once, then every decoder on the reference stream
+    /// once per round; a zero budget leaves one round.
+    #[test]
+    fn repetitions_are_interleaved_across_peers() {
+        let calls = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let entrants = |levels: &[u32]| -> Vec<Entrant> {
+            ["a", "b"]
+                .iter()
+                .map(|&n| Entrant {
+                    peer: Box::new(Copier(n, calls.clone())),
+                    levels: levels.to_vec(),
+                })
+                .collect()
+        };
+        let mut reference = Reference {
+            encoder: Box::new(Copier("r", calls.clone())),
+            level: 6,
+        };
+        let reps = Reps {
+            n: 2,
+            budget: Duration::from_secs(100),
+        };
+        let rows = measure_file(
+            "f",
+            b"data",
+            &mut entrants(&[1, 2]),
+            Some(&mut reference),
+            reps,
+            &mut |_| {},
+        )
+        .unwrap();
+        let got = calls.borrow().join(" ");
+        let own_round = "a1c ad a2c ad b1c bd b2c bd";
+        assert_eq!(got, format!("{own_round} {own_round} r6c ad bd ad bd"));
+        assert_eq!(rows.len(), 6);
+        assert!(rows.iter().all(|r| r.out_bytes == 4 && r.decomp_secs > 0.0));
+        calls.borrow_mut().clear();
+        let one = Reps {
+            n: 3,
+            budget: Duration::ZERO,
+        };
+        measure_file("f", b"data", &mut entrants(&[2]), None, one, &mut |_| {}).unwrap();
+        assert_eq!(calls.borrow().join(" "), "a2c ad b2c bd");
     }
 
     #[test]
