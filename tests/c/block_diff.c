@@ -1,10 +1,11 @@
 /* A transcript of inflate() with Z_BLOCK over many streams, as zran-style random-access tools
- * use it: for each case in the file named by the argument (records of a 4-byte little-endian
- * length, a windowBits byte (signed), 4-byte input and output piece sizes, then the stream),
- * inflate is called with Z_BLOCK on pieces of those sizes until it ends or fails. Each block
- * boundary it stops at (data_type bit 7) prints the input and output totals there, the
- * unused bits of the last input byte and the last-block bit; then the return code and the
- * output's length and hash.
+ * use it: for each case in the file named by the first argument (records of a 4-byte
+ * little-endian length, a windowBits byte (signed), 4-byte input and output piece sizes, then
+ * the stream), inflate is called with Z_BLOCK (or Z_TREES if the second argument is "trees")
+ * on pieces of those sizes until it ends or fails. Each block boundary it stops at (data_type
+ * bit 7) prints [the input and output totals there, the unused bits of the last input byte,
+ * the last-block bit and inflateMark()], each end of a block header it stops at (bit 8,
+ * Z_TREES only) the same in braces; then the return code and the output's length and hash.
  *
  * Built once against the system zlib.h; run with the system libz and with ours preloaded, the
  * two transcripts must be identical (tests/tests/zlib_block.rs). */
@@ -18,9 +19,10 @@
 
 int main(int argc, char **argv) {
     long size;
-    unsigned char *all = argc == 2 ? read_all(argv[1], &size) : NULL;
+    unsigned char *all = argc >= 2 ? read_all(argv[1], &size) : NULL;
     if (all == NULL)
         return 2;
+    int flush = argc == 3 && strcmp(argv[2], "trees") == 0 ? Z_TREES : Z_BLOCK;
     static unsigned char out[1 << 20];
     for (long at = 0, n = 0; at < size; n++) {
         unsigned long len = get32(all + at), ipiece = get32(all + at + 5),
@@ -40,16 +42,19 @@ int main(int argc, char **argv) {
             s.avail_in = (unsigned)in;
             s.next_out = out;
             s.avail_out = (unsigned)opiece;
-            ret = inflate(&s, Z_BLOCK);
+            ret = inflate(&s, flush);
             pos += in - s.avail_in;
             for (unsigned long i = 0; i < opiece - s.avail_out; i++) {
                 hash ^= out[i];
                 hash *= 1099511628211ULL;
             }
             stalls = ret == Z_BUF_ERROR ? stalls + 1 : 0;
-            if (ret >= 0 && (s.data_type & 128))
-                printf(" [%lu %lu %d%s]", s.total_in, s.total_out, s.data_type & 7,
-                       s.data_type & 64 ? " last" : "");
+            if (ret >= 0 && (s.data_type & 384)) {
+                int tree = s.data_type & 256;
+                printf(" %c%lu %lu %d%s m%ld%c", tree ? '{' : '[', s.total_in, s.total_out,
+                       s.data_type & 7, s.data_type & 64 ? " last" : "", inflateMark(&s),
+                       tree ? '}' : ']');
+            }
         }
         printf(" -> %d out %lu hash %016llx\n", ret, s.total_out, hash);
         inflateEnd(&s);

@@ -1,7 +1,9 @@
-//! inflate() with Z_BLOCK in the drop-in against the system zlib, as random-access tools
-//! (zran) use it to find block boundaries: `tests/c/block_diff.c` inflates each stream with
-//! Z_BLOCK and prints every boundary it stops at (input and output totals, unused bits, last
-//! block), the return code and the output; compiled once against the system `zlib.h`, run with
+//! inflate() with Z_BLOCK and Z_TREES in the drop-in against the system zlib, as random-access
+//! tools (zran) use them to find block boundaries and header ends: `tests/c/block_diff.c`
+//! inflates each stream with one of them and prints every boundary and (Z_TREES) header end it
+//! stops at (input and output totals, unused bits, last block, inflateMark), the return code
+//! and the
+//! output; compiled once against the system `zlib.h`, run with
 //! the system libz and with ours preloaded, the transcripts must be identical. The streams are
 //! raw, zlib and gzip, written by the system zlib at every level and strategy with sync, full,
 //! partial and block flushes between pieces, some cut short; input and output go in pieces of
@@ -66,7 +68,14 @@ fn block_boundaries_match_system_zlib() {
     std::fs::write(&input, &cases).unwrap();
     let want = same_transcript(&exe, &[input.as_os_str()]);
     assert!(
-        want.matches(" last]").count() > 300,
+        want.matches(" last m-65536]").count() > 300,
         "few streams reached their last block"
+    );
+    // Z_TREES: the same stops, and one more after each block header (data_type bit 8).
+    let trees = same_transcript(&exe, &[input.as_os_str(), "trees".as_ref()]);
+    assert!(
+        trees.matches(" last m-65536}").count() > 300
+            && trees.matches(" last m-65536]").count() > 300,
+        "few streams reached their last block's header"
     );
 }

@@ -185,6 +185,49 @@ fn every_small_output_buffer_size_decodes_the_same() {
     }
 }
 
+/// Where a stream stopping before every block (zlib's `Z_BLOCK`) and after every block header
+/// (`Z_TREES`) stops, with input and output in the given pieces: each stop as (after a header,
+/// bit offset in the stream, output so far), in order, without repeats; every stop has fewer
+/// than 8 bits buffered.
+fn stops(f: Format, s: &[u8], ins: &[usize], outs: &[usize]) -> Vec<(bool, u64, u64)> {
+    let mut inf = Inflater::new(f, 15);
+    inf.set_stop_at_block(true);
+    inf.set_stop_after_header(true);
+    let mut buf = vec![0u8; 70_000];
+    let (mut pos, mut i) = (0, 0);
+    let mut seen: Vec<(bool, u64, u64)> = Vec::new();
+    loop {
+        let end = (pos + ins[i % ins.len()]).min(s.len());
+        let o = outs[i % outs.len()];
+        i += 1;
+        let st = inf.inflate(&s[pos..end], &mut buf[..o]).unwrap();
+        pos += st.consumed;
+        if st.state == StreamState::StreamEnd {
+            return seen;
+        }
+        for (header, at) in [
+            (false, inf.at_block_boundary()),
+            (true, inf.at_header_end()),
+        ] {
+            if at {
+                assert!(
+                    inf.pending_bits() < 8,
+                    "{} bits at a stop",
+                    inf.pending_bits()
+                );
+                let stop = (
+                    header,
+                    inf.total_in() * 8 - inf.pending_bits() as u64,
+                    inf.total_out(),
+                );
+                if seen.last() != Some(&stop) {
+                    seen.push(stop);
+                }
+            }
+        }
+    }
+}
+
 fn sizes(max: usize) -> impl Strategy<Value = Vec<usize>> {
     prop::collection::vec(prop_oneof![1..8usize, 1..max], 1..8)
 }
@@ -213,6 +256,22 @@ proptest! {
         let (got, used) = stream(*f, s, &ins, &outs);
         prop_assert_eq!(used, s.len());
         prop_assert!(&got == want);
+    }
+
+    /// The block boundaries and header ends a stream stops at do not depend on how its input
+    /// and output are split: one header end per block, between the boundaries around it (the
+    /// last after the final block).
+    #[test]
+    fn block_and_header_stops_split_anywhere(k in any::<prop::sample::Index>(), ins in sizes(5000), outs in sizes(70_000)) {
+        let all = python_streams();
+        let (f, s, _) = &all[k.index(all.len())];
+        let whole = stops(*f, s, &[s.len()], &[70_000]);
+        // As in zlib, a raw stream does not stop before its first block.
+        let raw = (*f == Format::Raw) as usize;
+        let headers = whole.iter().filter(|x| x.0).count();
+        prop_assert!(headers >= 1 && whole.len() == 2 * headers + 1 - raw, "{:?}", whole);
+        prop_assert!(whole.iter().enumerate().all(|(j, x)| x.0 == ((j + raw) % 2 == 1)));
+        prop_assert_eq!(stops(*f, s, &ins, &outs), whole);
     }
 
     #[test]

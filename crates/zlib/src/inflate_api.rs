@@ -1,6 +1,6 @@
 //! zlib's inflate family as C entry points around the engine's streaming [`Inflater`]:
-//! windowBits decoding (raw, zlib, gzip, automatic detection), `Z_BLOCK` stops with zlib's
-//! `data_type` bits, dictionaries, header retrieval, `inflateSync` and zlib's return codes.
+//! windowBits decoding (raw, zlib, gzip, automatic detection), `Z_BLOCK` and `Z_TREES` stops with
+//! zlib's `data_type` bits, dictionaries, header retrieval, `inflateSync` and zlib's return codes.
 //! `inflateBack` lives in `inflate_back.rs`.
 use core::ffi::{c_char, c_int, c_long, c_uint, c_ulong, CStr};
 
@@ -319,6 +319,7 @@ pub unsafe extern "C" fn inflate(strm: *mut z_stream, flush: c_int) -> c_int {
         }
         let inf = st.inf.as_mut().expect("decoder created");
         inf.set_stop_at_block(flush == Z_BLOCK || flush == Z_TREES);
+        inf.set_stop_after_header(flush == Z_TREES);
         let before = inf.total_in();
         let r = inf.inflate(input, output);
         let (consumed, produced, code) = match r {
@@ -360,7 +361,8 @@ pub unsafe extern "C" fn inflate(strm: *mut z_stream, flush: c_int) -> c_int {
         }
         z.data_type = inf.pending_bits() as c_int
             + if inf.in_last_block() { 64 } else { 0 }
-            + if inf.at_block_boundary() { 128 } else { 0 };
+            + if inf.at_block_boundary() { 128 } else { 0 }
+            + if inf.at_header_end() { 256 } else { 0 };
         if code == Z_STREAM_END {
             config::trace_stream(false, false, inf.total_in(), inf.total_out());
         }
@@ -681,8 +683,8 @@ pub unsafe extern "C" fn inflatePrime(strm: *mut z_stream, bits: c_int, value: c
     })
 }
 
-/// `long inflateMark(z_streamp strm)`: -65536 at a block boundary (zlib's `back = -1`), 0
-/// within a block. zlib also reports the bytes left of a match or stored copy in progress; our
+/// `long inflateMark(z_streamp strm)`: -65536 at a block boundary and at a `Z_TREES` stop
+/// after a header (zlib's `back = -1` until a block's first code), 0 within a block. zlib also reports the bytes left of a match or stored copy in progress; our
 /// decoder completes each match before returning, so that part is 0.
 ///
 /// # Safety
@@ -695,7 +697,7 @@ pub unsafe extern "C" fn inflateMark(strm: *mut z_stream) -> c_long {
             return -(1 << 16);
         };
         match &st.inf {
-            Some(i) if !i.at_block_boundary() && !i.is_done() => 0,
+            Some(i) if !i.at_block_boundary() && !i.at_header_end() && !i.is_done() => 0,
             _ => -(1 << 16),
         }
     })

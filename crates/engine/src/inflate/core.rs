@@ -60,6 +60,10 @@ pub enum Status {
     Done,
     /// Stopped before a block header because `stop_at_block` is set (zlib's `Z_BLOCK`).
     BlockBoundary,
+    /// Stopped after a block header, before the block's data, because `stop_after_header` is
+    /// set (zlib's `Z_TREES`). Fewer than 8 bits remain in the bit buffer, as at a boundary,
+    /// when the header's last bytes came in this call.
+    HeaderEnd,
 }
 
 /// Decoder state between calls.
@@ -69,6 +73,12 @@ pub struct Core {
     pub stop_at_block: bool,
     /// The current boundary has already been reported.
     stopped: bool,
+    /// Return [`Status::HeaderEnd`] after each block header (once per header).
+    pub stop_after_header: bool,
+    /// A block header has been read and none of its block's data yet.
+    header_end: bool,
+    /// That header end has already been reported.
+    header_stopped: bool,
     state: State,
     bitbuf: u64,
     bitcnt: u32,
@@ -89,6 +99,9 @@ impl Default for Core {
         Core {
             stop_at_block: false,
             stopped: false,
+            stop_after_header: false,
+            header_end: false,
+            header_stopped: false,
             state: State::BlockHeader,
             bitbuf: 0,
             bitcnt: 0,
@@ -121,6 +134,8 @@ impl Core {
         self.bitcnt = 0;
         self.last = false;
         self.stopped = false;
+        self.header_end = false;
+        self.header_stopped = false;
     }
 
     /// Empties the bit buffer.
@@ -147,6 +162,17 @@ impl Core {
     /// True after a stored block's header, before its length (zlib's `inflateSyncPoint`).
     pub fn at_stored_start(&self) -> bool {
         self.state == State::StoredLen && self.bitcnt.is_multiple_of(8)
+    }
+
+    /// Reports the current header end again on the next `run`.
+    pub fn unstop_header(&mut self) {
+        self.header_stopped = false;
+    }
+
+    /// True when stopped after a block header, before its data (for `Z_TREES` and
+    /// `data_type`).
+    pub fn at_header_end(&self) -> bool {
+        self.header_end && self.header_stopped
     }
 
     /// True between blocks (for `Z_BLOCK`-style stopping and `data_type`).
@@ -178,6 +204,16 @@ impl Core {
         self.bitbuf |= v << self.bitcnt;
         self.bitcnt += bits;
         true
+    }
+
+    /// Returns to the input the whole bytes in the bit buffer that were read since `ip0`
+    /// (a header's code lengths are read a word at a time), so what is left is the bits of
+    /// the byte the stream has reached.
+    fn give_back(&mut self, ip: &mut usize, ip0: usize) {
+        let back = ((self.bitcnt / 8) as usize).min(*ip - ip0);
+        *ip -= back;
+        self.bitcnt -= 8 * back as u32;
+        self.bitbuf &= (1u64 << self.bitcnt) - 1;
     }
 
     /// Drops the bits up to the next byte boundary (after the final block, before a trailer).
@@ -308,6 +344,7 @@ impl Core {
         op: &mut usize,
         hist_start: usize,
     ) -> Result<Status, ErrorKind> {
+        let ip0 = *ip;
         loop {
             match self.state {
                 State::BlockHeader => {
@@ -333,6 +370,7 @@ impl Core {
                         1 => {
                             self.fixed = true;
                             self.state = State::Codes;
+                            self.header_end = true;
                         }
                         2 => self.state = State::DynCounts,
                         _ => return Err(ErrorKind::BadBlockType),
@@ -348,8 +386,17 @@ impl Core {
                         return Err(ErrorKind::StoredLengthMismatch);
                     }
                     self.state = State::Stored { remaining: len };
+                    self.header_end = true;
+                }
+                State::Stored { .. } | State::Codes
+                    if self.header_end && self.stop_after_header && !self.header_stopped =>
+                {
+                    self.header_stopped = true;
+                    self.give_back(ip, ip0);
+                    return Ok(Status::HeaderEnd);
                 }
                 State::Stored { mut remaining } => {
+                    (self.header_end, self.header_stopped) = (false, false);
                     while remaining > 0 && self.bitcnt >= 8 && *op < out.len() {
                         out[*op] = self.take(8) as u8;
                         *op += 1;
@@ -451,8 +498,10 @@ impl Core {
                     )?;
                     self.fixed = false;
                     self.state = State::Codes;
+                    self.header_end = true;
                 }
                 State::Codes => {
+                    (self.header_end, self.header_stopped) = (false, false);
                     if input.len() - *ip >= FAST_IN && out.len() - *op >= FAST_OUT {
                         self.fast(input, ip, out, op, hist_start)?;
                         if self.state != State::Codes {

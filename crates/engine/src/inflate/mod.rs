@@ -212,8 +212,8 @@ impl Decompressor {
                     out.truncate(op);
                     return Err(err(ErrorKind::Truncated, input.len()));
                 }
-                // The whole-buffer decoder never sets stop_at_block.
-                core::Status::BlockBoundary => {}
+                // The whole-buffer decoder never sets stop_at_block or stop_after_header.
+                core::Status::BlockBoundary | core::Status::HeaderEnd => {}
                 core::Status::OutputFull => {
                     if op > limit_end {
                         out.truncate(op);
@@ -353,8 +353,8 @@ impl Decompressor {
         match status {
             core::Status::Done => {}
             core::Status::NeedInput => return Err(err(ErrorKind::Truncated, input.len())),
-            core::Status::BlockBoundary | core::Status::OutputFull => {
-                // `out` is full. The stream may still end here (the core stops before reading
+            core::Status::BlockBoundary | core::Status::HeaderEnd | core::Status::OutputFull => {
+                // `out` is full (the core stops nowhere else here). The stream may still end here (the core stops before reading
                 // an end-of-block code it has no room after, and empty blocks may follow):
                 // decode on into a one-byte probe, where any output, a match into the missing
                 // history or a copy left over means the member is longer than `out`.

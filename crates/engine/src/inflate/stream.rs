@@ -140,12 +140,20 @@ impl Inflater {
         self.deferred = None;
         self.verify = true;
         self.core.stop_at_block = false;
+        self.core.stop_after_header = false;
     }
 
     /// Stop before every block header, after delivering all output before it (zlib's
     /// `Z_BLOCK`): `inflate` then returns with [`Inflater::at_block_boundary`] true.
     pub fn set_stop_at_block(&mut self, stop: bool) {
         self.core.stop_at_block = stop;
+    }
+
+    /// Also stop after every block header, before the block's data, after delivering all
+    /// output before it (zlib's `Z_TREES`): `inflate` then returns with
+    /// [`Inflater::at_header_end`] true.
+    pub fn set_stop_after_header(&mut self, stop: bool) {
+        self.core.stop_after_header = stop;
     }
 
     /// Whether the trailer's Adler-32/CRC-32 (and gzip length) is verified (default true).
@@ -244,6 +252,12 @@ impl Inflater {
         // Only once everything before the boundary has been handed out (zlib decodes straight
         // into the caller's buffer, so its boundary always comes after the output).
         self.phase == Phase::Body && self.core.at_block_boundary() && self.delivered == self.wlen
+    }
+
+    /// True when the decoder stopped after a block header, before its data (see
+    /// [`Inflater::set_stop_after_header`]), and all output before it was delivered.
+    pub fn at_header_end(&self) -> bool {
+        self.phase == Phase::Body && self.core.at_header_end() && self.delivered == self.wlen
     }
 
     /// True once the final block's header was read.
@@ -438,6 +452,14 @@ impl Inflater {
                             if self.delivered < self.wlen {
                                 // Deliver the rest first; the boundary is reported again.
                                 self.core.unstop();
+                            }
+                            return Ok(StreamState::Progress);
+                        }
+                        Status::HeaderEnd => {
+                            self.deliver(output, produced);
+                            if self.delivered < self.wlen {
+                                // The same for the end of a header.
+                                self.core.unstop_header();
                             }
                             return Ok(StreamState::Progress);
                         }
