@@ -1,5 +1,7 @@
 //! Stream codecs for the CLI: gzip compression of a reader into a writer, and decompression of
-//! any gzip stream (multi-member included) with gzip's handling of trailing data.
+//! any gzip stream (multi-member included) with gzip's handling of trailing data, of the first
+//! entry of a zip archive as gzip reads it (`zip.rs`), and of a zlib stream (pigz's `-z`
+//! output) as pigz reads it.
 //!
 //! Errors keep the side they came from (read, write, corrupt data) so the file layer can name
 //! the file and the problem, and decide what to clean up.
@@ -8,7 +10,7 @@ use crate::progress::Progress;
 use hyperz_device::{Device, ParallelDeflater};
 use hyperz_engine::checksum::crc32;
 use hyperz_engine::deflate::{gzip_header, gzip_xfl};
-use hyperz_engine::inflate::{InflateError, Inflater, StreamState};
+use hyperz_engine::inflate::{ErrorKind, InflateError, Inflater, StreamState};
 use hyperz_engine::{Format, GzipHeader};
 use std::io::{self, Read, Write};
 
@@ -30,6 +32,8 @@ pub enum CodecError {
     Truncated { offset: u64 },
     /// The input is not in gzip format at all.
     NotGzip,
+    /// The input is in a format, or uses a feature of one, that only another tool reads.
+    Unsupported(&'static str),
 }
 
 impl std::fmt::Display for CodecError {
@@ -48,6 +52,7 @@ impl std::fmt::Display for CodecError {
                 write!(f, "unexpected end of file (after {offset} bytes)")
             }
             CodecError::NotGzip => write!(f, "not in gzip format"),
+            CodecError::Unsupported(what) => write!(f, "{what}"),
         }
     }
 }
@@ -169,17 +174,55 @@ pub struct DecodeReport {
     pub trailing_garbage: bool,
     /// Zero bytes (tape padding) after the last member were ignored (gzip says so with -v).
     pub trailing_zeros: bool,
+    /// The input was a zip archive whose first entry has this method (0 stored, 8 deflated).
+    pub zip_method: Option<u16>,
+    /// The zip archive has entries after the first, which were not decompressed (gzip warns).
+    pub more_entries: bool,
 }
 
-/// Decompresses a gzip stream (any number of members) from `r` to `w`. With `copy_plain`
-/// (gzip's `-f` with `-c` or `-t`, as `zcat -f` uses it), input that is not gzip, from the
-/// start or after the last member, is copied through unchanged instead of being an error or
-/// trailing garbage.
+/// Whether `b` starts a zlib stream (RFC 1950) as pigz recognises one: deflate with a window
+/// of at most 32 KiB, a header check that holds, and no preset dictionary.
+fn is_zlib(b: &[u8]) -> bool {
+    b.len() >= 2
+        && b[0] & 0x0f == 8
+        && b[0] >> 4 <= 7
+        && b[1] & 0x20 == 0
+        && (u16::from(b[0]) << 8 | u16::from(b[1])) % 31 == 0
+}
+
+/// Decompresses `r` to `w`: a gzip stream (any number of members), the first entry of a zip
+/// archive, or one zlib stream, told apart by their first bytes as gzip and pigz do. With
+/// `copy_plain` (gzip's `-f` with `-c` or `-t`, as `zcat -f` uses it), input that is not gzip,
+/// from the start or after the last member, is copied through unchanged instead of being an
+/// error or trailing garbage; it is then never taken for zlib, whose two-byte header plain text
+/// can start with ("x^").
 pub fn decompress(
     r: &mut dyn Read,
     w: &mut dyn Write,
     progress: &Progress,
     copy_plain: bool,
+) -> Result<DecodeReport, CodecError> {
+    let mut magic = [0u8; 4];
+    let n = read_full(r, &mut magic)?;
+    let mut r = io::Cursor::new(&magic[..n]).chain(r);
+    if magic[..n] == crate::zip::LOCAL {
+        return crate::zip::decompress(&mut r, w, progress);
+    }
+    let format = if !copy_plain && is_zlib(&magic[..n]) {
+        Format::Zlib
+    } else {
+        Format::Gzip
+    };
+    decompress_stream(&mut r, w, progress, copy_plain, format)
+}
+
+/// [`decompress`] for gzip (members until the input ends) and zlib (one stream) input.
+fn decompress_stream(
+    r: &mut dyn Read,
+    w: &mut dyn Write,
+    progress: &Progress,
+    copy_plain: bool,
+    format: Format,
 ) -> Result<DecodeReport, CodecError> {
     let mut w = Counting { inner: w, count: 0 };
     let mut buf = vec![0u8; IO_CHUNK];
@@ -188,7 +231,7 @@ pub fn decompress(
     let mut eof = false;
     let mut consumed_total: u64 = 0; // input bytes before buf[start]
     let mut report = DecodeReport::default();
-    let mut inflater = Inflater::new(Format::Gzip, 15);
+    let mut inflater = Inflater::new(format, 15);
     let mut member_start = true;
     let mut member_at: u64 = 0; // input bytes before the current member
 
@@ -221,7 +264,9 @@ pub fn decompress(
                 }
                 break;
             }
-            if end - start < 2 || buf[start] != 0x1f || buf[start + 1] != 0x8b {
+            let gzip = end - start >= 2 && buf[start] == 0x1f && buf[start + 1] == 0x8b;
+            let zlib = format == Format::Zlib && report.members == 0;
+            if !(gzip && format == Format::Gzip || zlib) {
                 if report.members == 0 && !copy_plain {
                     return Err(CodecError::NotGzip);
                 }
@@ -272,7 +317,15 @@ pub fn decompress(
                 inflater.reset();
                 member_start = true;
             }
-            StreamState::NeedDictionary(_) => unreachable!("gzip has no preset dictionary"),
+            // Only a zlib stream may ask for one, and the detection leaves those out.
+            StreamState::NeedDictionary(id) => {
+                let offset = member_at + inflater.total_in();
+                let error = InflateError {
+                    kind: ErrorKind::DictionaryRequired(id),
+                    offset,
+                };
+                return Err(CodecError::Corrupt { error, offset });
+            }
             StreamState::Progress => {
                 if st.consumed == 0 && st.produced == 0 {
                     if eof {

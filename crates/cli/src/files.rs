@@ -160,9 +160,11 @@ fn path_operand(path: &Path, opts: &Options, rep: &mut Reporter) {
 }
 
 /// gzip's warning about bytes after the last member: garbage always, zeros (tape padding)
-/// only with -v.
+/// only with -v; and about the entries of a zip archive after the first.
 pub(crate) fn trailing_warning(r: &codec::DecodeReport, opts: &Options) -> Option<&'static str> {
-    if r.trailing_garbage {
+    if r.more_entries {
+        Some("has more than one entry--rest ignored")
+    } else if r.trailing_garbage {
         Some("decompression OK, trailing garbage ignored")
     } else if r.trailing_zeros && opts.verbose > 0 {
         Some("decompression OK, trailing zero bytes ignored")

@@ -30,7 +30,7 @@ pub fn print_totals(opts: &Options, rep: &Reporter) {
         return;
     }
     if opts.verbose > 0 {
-        print!("{:30}", "");
+        print!("{:28}", "");
     }
     // gzip leaves out the header and trailer of the last file it listed only (none if that
     // one failed or had several members).
@@ -59,9 +59,33 @@ fn header_len(head: &[u8]) -> Option<usize> {
     Some(pos)
 }
 
+/// The name a gzip header stores (FNAME), if `head` starts a header with one.
+fn stored_name(head: &[u8]) -> Option<&[u8]> {
+    header_len(head)?;
+    let flg = head[3];
+    if flg & 0x08 == 0 {
+        return None;
+    }
+    let mut pos = 10;
+    if flg & 0x04 != 0 {
+        pos += 2 + u16::from_le_bytes([head[10], head[11]]) as usize;
+    }
+    let rest = &head[pos..];
+    Some(&rest[..rest.iter().position(|&b| b == 0)?])
+}
+
+/// Standard input's modification time when it is a regular file (gzip's fstat); 0 for a pipe
+/// or a terminal, as gzip shows them.
+fn stdin_mtime() -> u32 {
+    match std::fs::metadata("/dev/stdin") {
+        Ok(m) if m.is_file() => crate::files::mtime_secs(&m),
+        _ => 0,
+    }
+}
+
 /// Lists a file, seeking to its trailer once it decompressed.
 pub fn list_file(name: &str, f: &mut File, opts: &Options, rep: &mut Reporter) {
-    let Some(members) = decoded_members(name, f, opts, rep) else {
+    let Some((members, zip)) = decoded_members(name, f, opts, rep) else {
         return;
     };
     let result = (|| {
@@ -83,8 +107,10 @@ pub fn list_file(name: &str, f: &mut File, opts: &Options, rep: &mut Reporter) {
                 size,
                 head: &head,
                 tail: &tail,
-                file_mtime: Some(mtime),
+                file_mtime: mtime,
+                stdin: false,
                 members,
+                zip,
             };
             print_row(name, &row, opts, rep)
         }
@@ -100,7 +126,7 @@ pub fn list_stream(name: &str, r: &mut dyn Read, opts: &Options, rep: &mut Repor
         head: Vec::new(),
         last: Vec::new(),
     };
-    let Some(members) = decoded_members(name, &mut tee, opts, rep) else {
+    let Some((members, zip)) = decoded_members(name, &mut tee, opts, rep) else {
         return;
     };
     // Whatever the decoder left unread (nothing, or zeros) still counts, as in a file's size.
@@ -120,14 +146,16 @@ pub fn list_stream(name: &str, r: &mut dyn Read, opts: &Options, rep: &mut Repor
         size: tee.size,
         head: &tee.head,
         tail: &tail,
-        file_mtime: None,
+        file_mtime: stdin_mtime(),
+        stdin: true,
         members,
+        zip,
     };
     print_row(name, &row, opts, rep);
 }
 
-/// Decompresses a file to be listed, as gzip 1.12 does first; its member count if it gets a
-/// row. Not if it fails (an error) or has bytes after its last member: garbage (a warning) or
+/// Decompresses a file to be listed, as gzip 1.12 does first; its member count, and for a zip
+/// archive its first entry's size and whether it is stored, if it gets a row. Not if it fails (an error) or has bytes after its last member: garbage (a warning) or
 /// zeros (a warning with -v only). A file without a row counts as one without framing for
 /// the totals (see [`print_totals`]).
 fn decoded_members(
@@ -135,7 +163,7 @@ fn decoded_members(
     r: &mut dyn Read,
     opts: &Options,
     rep: &mut Reporter,
-) -> Option<u64> {
+) -> Option<(u64, Option<(u64, bool)>)> {
     let listed = match codec::decompress(r, &mut io::sink(), &Progress::none(), false) {
         Err(e) => {
             rep.file_error(name, &e);
@@ -145,7 +173,8 @@ fn decoded_members(
             if let Some(w) = crate::files::trailing_warning(&r, opts) {
                 rep.file_warning(name, w);
             }
-            (!(r.trailing_garbage || r.trailing_zeros)).then_some(r.members)
+            let zip = r.zip_method.map(|m| (r.counts.bytes_out, m == 0));
+            (!(r.trailing_garbage || r.trailing_zeros)).then_some((r.members, zip))
         }
     };
     if listed.is_none() {
@@ -182,11 +211,16 @@ struct Row<'a> {
     size: u64,
     head: &'a [u8],
     tail: &'a [u8; 8],
-    /// The file's modification time (None for standard input), which gzip shows when the
-    /// header has no MTIME.
-    file_mtime: Option<u32>,
+    /// The file's modification time (standard input's if it is a regular file, else 0),
+    /// which gzip shows unless -N asks for the header's.
+    file_mtime: u32,
+    /// The file is standard input (shown as "stdout").
+    stdin: bool,
     /// Members in the file: gzip's ratio leaves out the header and trailer of a single one.
     members: u64,
+    /// A zip archive's first entry's size and whether it is stored: gzip shows the whole file
+    /// against it, with no CRC (all ones) and the file's time.
+    zip: Option<(u64, bool)>,
 }
 
 fn print_row(name: &str, row: &Row, opts: &Options, rep: &mut Reporter) {
@@ -195,36 +229,51 @@ fn print_row(name: &str, row: &Row, opts: &Options, rep: &mut Reporter) {
         head,
         tail,
         file_mtime,
+        stdin,
         members,
+        zip,
     } = *row;
-    let hlen = match header_len(head) {
-        Some(h) if size >= h as u64 + 8 => h,
+    let (crc, isize, framing, mtime) = match (zip, header_len(head)) {
+        (Some((n, _)), _) => (u64::MAX, n, 0, 0),
+        (None, Some(h)) if size >= h as u64 + 8 => (
+            u32::from_le_bytes(tail[..4].try_into().unwrap()) as u64,
+            u32::from_le_bytes(tail[4..].try_into().unwrap()) as u64,
+            if members == 1 { h as u64 + 8 } else { 0 },
+            u32::from_le_bytes(head[4..8].try_into().unwrap()),
+        ),
         _ => return rep.msg(Severity::Error, &format!("{name}: not in gzip format")),
     };
-    let crc = u32::from_le_bytes(tail[..4].try_into().unwrap());
-    let isize = u32::from_le_bytes(tail[4..].try_into().unwrap()) as u64;
-    let framing = if members == 1 { hlen as u64 + 8 } else { 0 };
     rep.list_framing = framing;
     let ratio = crate::files::ratio_percent(size - framing, isize);
     print_header(opts, rep);
-    let shown = if file_mtime.is_none() {
-        "stdout".to_string()
-    } else {
-        let lower = name.to_ascii_lowercase();
-        match [opts.suffix.as_str(), ".gz", ".z", "-gz", "-z", "_z"]
-            .iter()
-            .find(|s| !s.is_empty() && lower.ends_with(&s.to_ascii_lowercase()))
-        {
-            Some(s) => name[..name.len() - s.len()].to_string(),
-            None => name.to_string(),
+    // With -N, the stored name and time, as decompressing with -N would restore them.
+    let restore = opts.name == Some(true) && zip.is_none();
+    let shown = match stored_name(head).filter(|_| restore) {
+        Some(n) => String::from_utf8_lossy(n).into_owned(),
+        None if stdin => "stdout".to_string(),
+        None => {
+            let lower = name.to_ascii_lowercase();
+            match [opts.suffix.as_str(), ".gz", ".z", "-gz", "-z", "_z"]
+                .iter()
+                .find(|s| !s.is_empty() && lower.ends_with(&s.to_ascii_lowercase()))
+            {
+                Some(s) => name[..name.len() - s.len()].to_string(),
+                None => name.to_string(),
+            }
         }
     };
     if opts.verbose > 0 {
-        let mtime = match u32::from_le_bytes(head[4..8].try_into().unwrap()) {
-            0 => file_mtime.unwrap_or(0),
-            t => t,
+        let mtime = if restore && mtime != 0 {
+            mtime
+        } else {
+            file_mtime
         };
-        print!("defla {crc:08x} {:>12} ", format_mtime(mtime));
+        let method = if let Some((_, true)) = zip {
+            "store"
+        } else {
+            "defla"
+        };
+        print!("{method} {crc:08x} {:>12} ", format_mtime(mtime));
     }
     println!("{size:>19} {isize:>19} {ratio:5.1}% {shown}");
     let t = &mut rep.list_totals;

@@ -14,6 +14,7 @@ mod files;
 mod list;
 mod progress;
 mod report;
+mod zip;
 
 fn main() {
     // `hyperz bench ...` (file names may not be UTF-8, so only peek at the first argument).

@@ -537,3 +537,190 @@ fn pigz_header_and_block_options() {
         assert!(d.wait_with_output().unwrap().stdout == sample("alice29.txt"));
     }
 }
+
+/// Runs `program` with `args` in `dir`, standard input from `input`; (exit code, stdout).
+fn run_in(dir: &Path, program: &str, args: &[&str], input: &[u8]) -> (Option<i32>, Vec<u8>) {
+    let mut c = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = c.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let o = c.wait_with_output().unwrap();
+    let _ = feeder.join();
+    (o.status.code(), o.stdout)
+}
+
+/// zip archives as gzip reads them (`zcat file.zip`): the first entry, deflated or stored,
+/// with its sizes in the header or in a data descriptor, its CRC checked; a second entry is a
+/// warning (exit 2); a damaged or truncated one an error; -l and -lv rows and totals. Against
+/// gzip in twin directories, with the archives written by Python's zipfile.
+#[test]
+fn zip_archives_like_gzip() {
+    let t = Twin::new("zip");
+    let data = sample("alice29.txt");
+    fs::write(t.root.join("alice.txt"), &data).unwrap();
+    let py = r#"
+import io, sys, zipfile
+src = open(sys.argv[1], 'rb').read()
+def write(name, method, entries, stream=False):
+    class Sink(io.RawIOBase):
+        def __init__(s): s.b = bytearray()
+        def writable(s): return True
+        def write(s, d): s.b += d; return len(d)
+    sink = Sink() if stream else io.BytesIO()
+    with zipfile.ZipFile(sink, 'w', method) as z:
+        for i in range(entries):
+            if stream:
+                with z.open('e%d.txt' % i, 'w') as f: f.write(src)
+            else:
+                z.writestr('e%d.txt' % i, src)
+    open(name, 'wb').write(bytes(sink.b) if stream else sink.getvalue())
+write('d.zip', zipfile.ZIP_DEFLATED, 1)
+write('s.zip', zipfile.ZIP_STORED, 1)
+write('two.zip', zipfile.ZIP_DEFLATED, 2)
+write('desc.zip', zipfile.ZIP_DEFLATED, 1, stream=True)
+"#;
+    let o = Command::new("python3")
+        .args(["-c", py])
+        .arg(t.root.join("alice.txt"))
+        .current_dir(&t.root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut zips = BTreeMap::new();
+    for n in ["d.zip", "s.zip", "two.zip", "desc.zip"] {
+        zips.insert(n, fs::read(t.root.join(n)).unwrap());
+    }
+    let d = zips["d.zip"].clone();
+    let mut bad_crc = d.clone();
+    bad_crc[14] ^= 0x40;
+    zips.insert("crc.zip", bad_crc);
+    zips.insert("cut.zip", d[..d.len() / 2].to_vec());
+    for (n, z) in &zips {
+        t.write(n, z);
+    }
+    for side in ["gzip", "hyperz"] {
+        let st = Command::new("touch")
+            .args(["-d", "@1700000000"])
+            .args(zips.keys())
+            .current_dir(t.dir(side))
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    for (n, z) in &zips {
+        for args in [&["-dc", n][..], &["-t", n], &["-l", n], &["-lv", n]] {
+            let g = run_in(&t.dir("gzip"), "gzip", args, b"");
+            let h = run_in(&t.dir("hyperz"), HYPERZ, args, b"");
+            assert_eq!(g.0, h.0, "{args:?}: exit codes");
+            assert!(g.1 == h.1, "{args:?}: output differs");
+        }
+        let stdin = (
+            run_in(&t.root, "gzip", &["-dc"], z),
+            run_in(&t.root, HYPERZ, &["-dc"], z),
+        );
+        assert!(stdin.0 == stdin.1, "{n} on standard input");
+    }
+    assert_eq!(
+        run_in(&t.dir("hyperz"), HYPERZ, &["-dc", "desc.zip"], b""),
+        (Some(0), data.clone())
+    );
+    let r = t.run(&["-l", "d.zip", "s.zip", "two.zip"]);
+    assert_eq!(codes(&r), (Some(2), Some(2)));
+    assert_eq!(r.0.stdout, r.1.stdout, "rows and totals");
+    // Files: .zip is not a suffix gzip knows (an error); with -S it is.
+    let r = t.run(&["-d", "d.zip"]);
+    assert_eq!(codes(&r), (Some(2), Some(2)));
+    let r = t.run(&["-d", "-S", ".zip", "d.zip", "s.zip"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-d -S .zip");
+    assert!(fs::read(t.dir("hyperz").join("s")).unwrap() == data);
+}
+
+/// zlib streams as pigz reads them (its -z output): one stream, its Adler-32 checked, then
+/// gzip's rules for what follows. Against pigz's own decoding of the same streams.
+#[test]
+fn zlib_streams_like_pigz() {
+    let t = Twin::new("zlib");
+    let data = sample("alice29.txt");
+    let zz = run_in(&t.root, "pigz", &["-z", "-c"], &data).1;
+    assert_eq!(&zz[..1], b"x");
+    let out = |args: &[&str], input: &[u8]| run_in(&t.root, HYPERZ, args, input);
+    assert_eq!(out(&["-dc"], &zz), (Some(0), data.clone()));
+    assert_eq!(
+        run_in(&t.root, "pigz", &["-dc"], &zz),
+        (Some(0), data.clone())
+    );
+    assert_eq!(out(&["-t"], &zz).0, Some(0));
+    // Trailing bytes: a warning, the data kept (pigz warns too).
+    let junk = [&zz[..], b"junk"].concat();
+    assert_eq!(out(&["-dc"], &junk), (Some(2), data.clone()));
+    // Damage: an error.
+    let mut bad = zz.clone();
+    let n = bad.len();
+    bad[n - 2] ^= 1;
+    assert_eq!(out(&["-t"], &bad).0, Some(1));
+    assert_eq!(out(&["-t"], &zz[..n / 2]).0, Some(1));
+    // Under -f -c plain text that happens to start like a zlib header passes through.
+    let text = b"x^ plain text, not zlib\n";
+    assert_eq!(out(&["-dcf"], text), (Some(0), text.to_vec()));
+}
+
+/// -l with -N shows the stored name and time, without it the file's name and time, as gzip
+/// does; standard input's time is its file's, or 0 for a pipe.
+#[test]
+fn list_names_and_times_like_gzip() {
+    let t = Twin::new("listn");
+    t.write("orig.txt", &sample("fields.c"));
+    for side in ["gzip", "hyperz"] {
+        let dir = t.dir(side);
+        let ok = |args: &[&str]| {
+            let st = Command::new(args[0])
+                .args(&args[1..])
+                .current_dir(&dir)
+                .status()
+                .unwrap();
+            assert!(st.success(), "{args:?}");
+        };
+        ok(&["touch", "-d", "@1600000000", "orig.txt"]);
+        ok(&["gzip", "-k", "orig.txt"]);
+        ok(&["cp", "orig.txt.gz", "copy.gz"]);
+        ok(&["touch", "-d", "@1700000000", "copy.gz", "orig.txt.gz"]);
+    }
+    for args in [
+        &["-lv", "orig.txt.gz", "copy.gz"][..],
+        &["-lvN", "orig.txt.gz", "copy.gz"],
+        &["-lN", "copy.gz"],
+    ] {
+        let r = t.run(args);
+        assert_eq!(codes(&r), (Some(0), Some(0)), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&r.0.stdout),
+            String::from_utf8_lossy(&r.1.stdout),
+            "{args:?}"
+        );
+    }
+    let gz = fs::read(t.dir("gzip").join("copy.gz")).unwrap();
+    for args in [&["-lv"][..], &["-lvN"]] {
+        assert_eq!(
+            run_in(&t.root, "gzip", args, &gz),
+            run_in(&t.root, HYPERZ, args, &gz),
+            "{args:?} on a pipe"
+        );
+        let file = |program: &str| {
+            let o = Command::new(program)
+                .args(args)
+                .stdin(fs::File::open(t.dir("gzip").join("copy.gz")).unwrap())
+                .output()
+                .unwrap();
+            (o.status.code(), o.stdout)
+        };
+        assert_eq!(file("gzip"), file(HYPERZ), "{args:?} on a file as stdin");
+    }
+}
