@@ -71,6 +71,9 @@ struct Cli {
     /// Write independent members that can be decompressed in parallel and seeked.
     #[arg(short = 'i', long)]
     independent: bool,
+    /// Compress to a zlib stream (suffix .zz) instead of gzip (pigz).
+    #[arg(short = 'z', long = "zlib", conflicts_with = "independent")]
+    zlib: bool,
     /// End blocks where the content says (rsync-friendly output): an insertion or deletion
     /// changes the compressed file only up to the next boundaries after it.
     #[arg(short = 'R', long)]
@@ -137,6 +140,8 @@ pub struct Options {
     pub processes: usize,
     /// Independent-block output.
     pub independent: bool,
+    /// `-z`: a zlib stream instead of gzip (pigz's .zz).
+    pub zlib: bool,
     /// Verify compressed output.
     pub verify: bool,
     /// Input files (empty: stdin).
@@ -267,7 +272,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
         .processes
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let suffix = cli.suffix.unwrap_or_else(|| ".gz".into());
+    let suffix = cli
+        .suffix
+        .unwrap_or_else(|| if cli.zlib { ".zz" } else { ".gz" }.into());
     if suffix.is_empty() && mode == Mode::Compress && !cli.stdout {
         return Err(clap::Error::raw(
             clap::error::ErrorKind::InvalidValue,
@@ -287,6 +294,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
         level,
         processes,
         independent: cli.independent,
+        zlib: cli.zlib,
         rsyncable: cli.rsyncable,
         block_size: cli.blocksize.map(|k| (k as usize) << 10),
         time: match (cli.time, cli.no_time) {
@@ -372,6 +380,17 @@ mod tests {
             let v = ["hyperz", l].map(OsString::from);
             assert!(matches!(parse(v), Ok(Parsed::License)));
         }
+    }
+
+    /// pigz's -z: zlib output with the suffix .zz unless -S says otherwise; not with -i
+    /// (independent members are gzip's).
+    #[test]
+    fn zlib_output_option() {
+        let o = opts(&["-z9", "f"]);
+        assert!(o.zlib && o.level == 9 && o.suffix == ".zz");
+        assert_eq!(opts(&["--zlib", "-S", ".q", "f"]).suffix, ".q");
+        assert_eq!(opts(&["f"]).suffix, ".gz");
+        assert!(parse(["hyperz", "-zi", "f"].map(OsString::from)).is_err());
     }
 
     #[test]

@@ -64,6 +64,8 @@ pub struct CompressSpec {
     pub level: u32,
     /// Independent-block output (`-i`).
     pub independent: bool,
+    /// A zlib stream (`-z`) instead of gzip; the header is then not written.
+    pub zlib: bool,
     /// Blocks end at input-determined positions (`--rsyncable`).
     pub rsyncable: bool,
     /// The gzip header (name, mtime) to write.
@@ -112,7 +114,8 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, CodecError> {
 
 /// Compresses `r` into `w` on every engine of `dev`: one gzip member carrying the header's name
 /// and mtime (the engines produce the raw DEFLATE body in parallel, this thread keeps the
-/// CRC-32), or, with `independent`, a multi-member stream of independently decodable members.
+/// CRC-32), or, with `independent`, a multi-member stream of independently decodable members,
+/// or with `zlib` one zlib stream (the engines' Adler-32s combined).
 pub fn compress(
     r: &mut dyn Read,
     w: &mut dyn Write,
@@ -122,13 +125,17 @@ pub fn compress(
 ) -> Result<Counts, CodecError> {
     let mut z = if spec.independent {
         ParallelDeflater::independent(dev, spec.level)
+    } else if spec.zlib {
+        ParallelDeflater::new(dev, Format::Zlib, spec.level)
     } else {
         ParallelDeflater::new(dev, Format::Raw, spec.level)
     }
     .rsyncable(spec.rsyncable);
     let mut out = Vec::with_capacity(IO_CHUNK);
     let mut counts = Counts::default();
-    if !spec.independent {
+    // A gzip member is framed here (the engines write raw DEFLATE); zlib by the deflater.
+    let gzip = !spec.independent && !spec.zlib;
+    if gzip {
         gzip_header(&mut out, &spec.header, gzip_xfl(spec.level, false));
     }
     let mut input = vec![0u8; IO_CHUNK];
@@ -140,7 +147,7 @@ pub fn compress(
         }
         counts.bytes_in += n as u64;
         progress.advance(n as u64);
-        if !spec.independent {
+        if gzip {
             crc = crc32(crc, &input[..n]);
         }
         z.write(&input[..n], &mut out);
@@ -151,7 +158,7 @@ pub fn compress(
         }
     }
     z.finish(&mut out);
-    if !spec.independent {
+    if gzip {
         out.extend_from_slice(&crc.to_le_bytes());
         out.extend_from_slice(&(counts.bytes_in as u32).to_le_bytes());
     }

@@ -184,6 +184,7 @@ fn spec_for(opts: &Options, mut header: GzipHeader) -> CompressSpec {
     CompressSpec {
         level: opts.level,
         independent: opts.independent,
+        zlib: opts.zlib,
         rsyncable: opts.rsyncable,
         header,
     }
@@ -299,10 +300,14 @@ fn strip_suffix(fname: &str, opts: &Options) -> Option<String> {
         return Some(fname[..fname.len() - opts.suffix.len()].to_string());
     }
     let lower = fname.to_ascii_lowercase();
-    KNOWN_SUFFIXES.iter().find_map(|(s, repl)| {
-        (lower.len() > s.len() && lower.ends_with(s))
-            .then(|| format!("{}{repl}", &fname[..fname.len() - s.len()]))
-    })
+    // pigz's zlib files (.zz) too.
+    KNOWN_SUFFIXES
+        .iter()
+        .chain(&[(".zz", "")])
+        .find_map(|(s, repl)| {
+            (lower.len() > s.len() && lower.ends_with(s))
+                .then(|| format!("{}{repl}", &fname[..fname.len() - s.len()]))
+        })
 }
 
 fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut Reporter) {

@@ -44,7 +44,15 @@ impl Twin {
     }
     /// Runs the same arguments with both programs; returns (gzip, hyperz) outputs.
     fn run(&self, args: &[&str]) -> (Output, Output) {
-        let go = |side: &str, program: &str| {
+        self.run_with(args, &[])
+    }
+    /// [`Twin::run`] with other programs in place of gzip's side (`(side, program)`).
+    fn run_with(&self, args: &[&str], programs: &[(&str, &str)]) -> (Output, Output) {
+        let go = |side: &str| {
+            let program = programs
+                .iter()
+                .find(|(s, _)| *s == side)
+                .map_or(if side == "hyperz" { HYPERZ } else { side }, |(_, p)| p);
             Command::new(program)
                 .args(args)
                 .current_dir(self.dir(side))
@@ -52,7 +60,7 @@ impl Twin {
                 .output()
                 .unwrap()
         };
-        (go("gzip", "gzip"), go("hyperz", HYPERZ))
+        (go("gzip"), go("hyperz"))
     }
     /// Files in a side, with contents decoded if gzip-compressed (so encoders may differ).
     fn state(&self, side: &str) -> BTreeMap<String, Vec<u8>> {
@@ -670,6 +678,33 @@ fn zlib_streams_like_pigz() {
     // Under -f -c plain text that happens to start like a zlib header passes through.
     let text = b"x^ plain text, not zlib\n";
     assert_eq!(out(&["-dcf"], text), (Some(0), text.to_vec()));
+    // -z writes them, as pigz -z: f becomes f.zz (the input removed), which pigz and Python's
+    // zlib decode, at any level and engine count; -d restores f from f.zz.
+    let big: Vec<u8> = (0..6).flat_map(|_| data.clone()).collect();
+    for level in ["-1", "-6", "-11"] {
+        for p in ["1", "2"] {
+            t.write("f", &big);
+            let r = t.run_with(&["-z", level, "-p", p, "f"], &[("gzip", "pigz")]);
+            assert_eq!(codes(&r), (Some(0), Some(0)), "-z {level} -p {p}");
+            for side in ["gzip", "hyperz"] {
+                let dir = t.dir(side);
+                assert!(!dir.join("f").exists() && dir.join("f.zz").exists());
+                let zz = fs::read(dir.join("f.zz")).unwrap();
+                assert_eq!(run_in(&dir, "pigz", &["-dc"], &zz), (Some(0), big.clone()));
+                let py = "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(sys.stdin.buffer.read()))";
+                assert_eq!(
+                    run_in(&dir, "python3", &["-c", py], &zz),
+                    (Some(0), big.clone())
+                );
+            }
+            let r = t.run_with(&["-d", "f.zz"], &[("gzip", "pigz")]);
+            assert_eq!(codes(&r), (Some(0), Some(0)));
+            t.assert_same_state("-d f.zz");
+            for side in ["gzip", "hyperz"] {
+                fs::remove_file(t.dir(side).join("f")).unwrap();
+            }
+        }
+    }
 }
 
 /// -l with -N shows the stored name and time, without it the file's name and time, as gzip
