@@ -74,6 +74,9 @@ struct Cli {
     /// Compress to a zlib stream (suffix .zz) instead of gzip (pigz).
     #[arg(short = 'z', long = "zlib", conflicts_with = "independent")]
     zlib: bool,
+    /// Compress to a zip archive of one entry (suffix .zip) instead of gzip (pigz).
+    #[arg(short = 'K', long = "zip", conflicts_with_all = ["independent", "zlib"])]
+    zip: bool,
     /// End blocks where the content says (rsync-friendly output): an insertion or deletion
     /// changes the compressed file only up to the next boundaries after it.
     #[arg(short = 'R', long)]
@@ -142,6 +145,8 @@ pub struct Options {
     pub independent: bool,
     /// `-z`: a zlib stream instead of gzip (pigz's .zz).
     pub zlib: bool,
+    /// `-K`: a zip archive of one entry instead of gzip (pigz's .zip).
+    pub zip: bool,
     /// Verify compressed output.
     pub verify: bool,
     /// Input files (empty: stdin).
@@ -272,9 +277,11 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
         .processes
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let suffix = cli
-        .suffix
-        .unwrap_or_else(|| if cli.zlib { ".zz" } else { ".gz" }.into());
+    let suffix = cli.suffix.unwrap_or_else(|| match (cli.zlib, cli.zip) {
+        (true, _) => ".zz".into(),
+        (_, true) => ".zip".into(),
+        _ => ".gz".into(),
+    });
     if suffix.is_empty() && mode == Mode::Compress && !cli.stdout {
         return Err(clap::Error::raw(
             clap::error::ErrorKind::InvalidValue,
@@ -295,6 +302,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
         processes,
         independent: cli.independent,
         zlib: cli.zlib,
+        zip: cli.zip,
         rsyncable: cli.rsyncable,
         block_size: cli.blocksize.map(|k| (k as usize) << 10),
         time: match (cli.time, cli.no_time) {
@@ -391,6 +399,9 @@ mod tests {
         assert_eq!(opts(&["--zlib", "-S", ".q", "f"]).suffix, ".q");
         assert_eq!(opts(&["f"]).suffix, ".gz");
         assert!(parse(["hyperz", "-zi", "f"].map(OsString::from)).is_err());
+        let o = opts(&["-K", "f"]);
+        assert!(o.zip && !o.zlib && o.suffix == ".zip");
+        assert!(parse(["hyperz", "-Kz", "f"].map(OsString::from)).is_err());
     }
 
     #[test]

@@ -66,6 +66,9 @@ pub struct CompressSpec {
     pub independent: bool,
     /// A zlib stream (`-z`) instead of gzip; the header is then not written.
     pub zlib: bool,
+    /// A zip archive of one entry (`-K`) instead of gzip, named and dated from the header
+    /// ("-" and the current time without them, as pigz).
+    pub zip: bool,
     /// Blocks end at input-determined positions (`--rsyncable`).
     pub rsyncable: bool,
     /// The gzip header (name, mtime) to write.
@@ -133,11 +136,22 @@ pub fn compress(
     .rsyncable(spec.rsyncable);
     let mut out = Vec::with_capacity(IO_CHUNK);
     let mut counts = Counts::default();
-    // A gzip member is framed here (the engines write raw DEFLATE); zlib by the deflater.
-    let gzip = !spec.independent && !spec.zlib;
+    // A gzip member or a zip entry is framed here (the engines write raw DEFLATE); zlib by
+    // the deflater.
+    let gzip = !spec.independent && !spec.zlib && !spec.zip;
+    let zip_name = spec.header.name.clone().unwrap_or_else(|| b"-".to_vec());
+    let zip_time = match spec.header.mtime {
+        0 => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as u32),
+        t => t,
+    };
     if gzip {
         gzip_header(&mut out, &spec.header, gzip_xfl(spec.level, false));
+    } else if spec.zip {
+        out = crate::zip::local_header(&zip_name, zip_time);
     }
+    let header_len = out.len() as u64;
     let mut input = vec![0u8; IO_CHUNK];
     let mut crc = 0u32;
     loop {
@@ -147,7 +161,7 @@ pub fn compress(
         }
         counts.bytes_in += n as u64;
         progress.advance(n as u64);
-        if gzip {
+        if gzip || spec.zip {
             crc = crc32(crc, &input[..n]);
         }
         z.write(&input[..n], &mut out);
@@ -161,6 +175,10 @@ pub fn compress(
     if gzip {
         out.extend_from_slice(&crc.to_le_bytes());
         out.extend_from_slice(&(counts.bytes_in as u32).to_le_bytes());
+    } else if spec.zip {
+        let at = counts.bytes_out + out.len() as u64;
+        let sizes = (crc, at - header_len, counts.bytes_in);
+        out.extend(crate::zip::trailer(&zip_name, zip_time, sizes, at, false));
     }
     w.write_all(&out).map_err(CodecError::Write)?;
     counts.bytes_out += out.len() as u64;

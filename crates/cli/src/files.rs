@@ -185,6 +185,7 @@ fn spec_for(opts: &Options, mut header: GzipHeader) -> CompressSpec {
         level: opts.level,
         independent: opts.independent,
         zlib: opts.zlib,
+        zip: opts.zip,
         rsyncable: opts.rsyncable,
         header,
     }

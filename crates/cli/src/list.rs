@@ -285,10 +285,15 @@ fn format_mtime(mtime: u32) -> String {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
-    let secs = mtime as i64;
+    let [_, m, d, hh, mm, _] = civil(mtime as i64);
+    format!("{} {d:2} {hh:02}:{mm:02}", MONTHS[(m - 1) as usize])
+}
+
+/// Year, month (1-12), day, hour, minute and second in UTC of a Unix time (Howard Hinnant's
+/// civil-from-days).
+pub(crate) fn civil(secs: i64) -> [i64; 6] {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
-    // Civil-from-days (Howard Hinnant's algorithm).
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -297,13 +302,8 @@ fn format_mtime(mtime: u32) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    format!(
-        "{} {:2} {:02}:{:02}",
-        MONTHS[(m - 1) as usize],
-        d,
-        rem / 3600,
-        (rem % 3600) / 60
-    )
+    let y = yoe + era * 400 + (m <= 2) as i64;
+    [y, m, d, rem / 3600, rem % 3600 / 60, rem % 60]
 }
 
 #[cfg(test)]
@@ -314,6 +314,8 @@ mod tests {
     fn dates() {
         assert_eq!(format_mtime(0), "Jan  1 00:00");
         assert_eq!(format_mtime(1_700_000_000), "Nov 14 22:13");
+        assert_eq!(civil(1_700_000_000), [2023, 11, 14, 22, 13, 20]);
+        assert_eq!(civil(951_782_400), [2000, 2, 29, 0, 0, 0]);
     }
 
     #[test]

@@ -1,9 +1,16 @@
-//! The first entry of a zip archive, decompressed as gzip does (`gzip -d`, `zcat` and pigz read
-//! a `.zip` holding one file): the local file header, the entry's data (deflated or stored),
-//! its CRC-32 and length, checked against the header or, when the sizes follow the data
-//! (general-purpose flag bit 3), against the data descriptor. A second entry is reported
-//! (gzip warns that the rest is ignored); the central directory after the entry is not data
-//! and is read past silently.
+//! Zip archives of one file, as gzip and pigz handle them.
+//!
+//! Reading (`gzip -d`, `zcat` and pigz read a `.zip` holding one file): the local file header,
+//! the entry's data (deflated or stored), its CRC-32 and length, checked against the header or,
+//! when the sizes follow the data (general-purpose flag bit 3), against the data descriptor,
+//! whose sizes are 64-bit when the header has a zip64 field (pigz -K's; gzip 1.12 misreads
+//! those). A second entry is reported (gzip warns that the rest is ignored); the central
+//! directory after the entry is not data and is read past silently.
+//!
+//! Writing (pigz's `-K`): the framing around one deflated entry, laid out as pigz lays it out:
+//! a local header with a zip64 field and an extended timestamp, the sizes in a zip64 data
+//! descriptor after the data (so the entry can be streamed), then the central directory, with
+//! zip64 records only where a size or offset needs more than 32 bits.
 #![forbid(unsafe_code)]
 
 use crate::codec::{CodecError, Counts, DecodeReport};
@@ -25,8 +32,34 @@ struct Entry {
     flags: u16,
     method: u16,
     crc: u32,
-    csize: u32,
-    usize: u32,
+    csize: u64,
+    usize: u64,
+    /// The header has a zip64 extra field: sizes are 64-bit (also in the data descriptor).
+    zip64: bool,
+}
+
+/// The zip64 extra field's id.
+const ZIP64: u16 = 1;
+
+/// Parses the local header's extra fields into `e`: a zip64 field makes the sizes 64-bit and
+/// holds those the header marks 0xFFFFFFFF (uncompressed first).
+fn read_extra(e: &mut Entry, mut extra: &[u8]) {
+    while extra.len() >= 4 {
+        let (id, n) = (le16(extra), le16(&extra[2..]) as usize);
+        let data = &extra[4..(4 + n).min(extra.len())];
+        if id == ZIP64 {
+            e.zip64 = true;
+            let mut vals = data
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()));
+            for size in [&mut e.usize, &mut e.csize] {
+                if *size == 0xFFFF_FFFF {
+                    *size = vals.next().unwrap_or(*size);
+                }
+            }
+        }
+        extra = &extra[(4 + n).min(extra.len())..];
+    }
 }
 
 /// A reader that counts the bytes it passes and advances the progress bar.
@@ -93,16 +126,19 @@ pub fn decompress(
     let mut br = BufReader::with_capacity(CHUNK, &mut counted);
     let mut head = [0u8; 30];
     read_exact(&mut br, &mut head, 0)?;
-    let e = Entry {
+    let mut e = Entry {
         flags: le16(&head[6..]),
         method: le16(&head[8..]),
         crc: le32(&head[14..]),
-        csize: le32(&head[18..]),
-        usize: le32(&head[22..]),
+        csize: le32(&head[18..]) as u64,
+        usize: le32(&head[22..]) as u64,
+        zip64: false,
     };
-    let skip = le16(&head[26..]) as usize + le16(&head[28..]) as usize;
-    read_exact(&mut br, &mut vec![0u8; skip], 30)?;
-    let data_at = 30 + skip as u64;
+    let name_len = le16(&head[26..]) as usize;
+    let mut rest = vec![0u8; name_len + le16(&head[28..]) as usize];
+    read_exact(&mut br, &mut rest, 30)?;
+    read_extra(&mut e, &rest[name_len..]);
+    let data_at = 30 + rest.len() as u64;
     let sizes_after = e.flags & 8 != 0;
     if e.flags & 1 != 0 {
         return Err(CodecError::Unsupported("encrypted zip entry -- use unzip"));
@@ -115,7 +151,7 @@ pub fn decompress(
     let mut w = io::BufWriter::with_capacity(CHUNK, w);
     let (mut crc, mut written, mut used) = (0u32, 0u64, 0u64);
     if e.method == 0 {
-        let mut left = e.csize as u64;
+        let mut left = e.csize;
         while left > 0 {
             let buf = br.fill_buf().map_err(CodecError::Read)?;
             if buf.is_empty() {
@@ -159,18 +195,27 @@ pub fn decompress(
     }
     let at = data_at + used;
     let (want_crc, want_csize, want_usize) = if sizes_after {
-        // The descriptor: an optional signature, then CRC-32, compressed and uncompressed size.
-        let mut d = [0u8; 16];
-        read_exact(&mut br, &mut d[..12], at)?;
+        // The descriptor: an optional signature, then CRC-32, compressed and uncompressed size
+        // (8 bytes each after a zip64 header, as pigz -K writes them).
+        let w = if e.zip64 { 8 } else { 4 };
+        let mut d = [0u8; 24];
+        read_exact(&mut br, &mut d[..4 + 2 * w], at)?;
+        let mut f = 0;
         if d[..4] == DESCRIPTOR {
-            read_exact(&mut br, &mut d[12..], at + 12)?;
-            (le32(&d[4..]), le32(&d[8..]), le32(&d[12..]))
-        } else {
-            (le32(&d[..]), le32(&d[4..]), le32(&d[8..]))
+            read_exact(&mut br, &mut d[4 + 2 * w..8 + 2 * w], at + 4 + 2 * w as u64)?;
+            f = 4;
         }
+        let size = |b: &[u8]| {
+            let mut v = [0u8; 8];
+            v[..w].copy_from_slice(&b[..w]);
+            u64::from_le_bytes(v)
+        };
+        (le32(&d[f..]), size(&d[f + 4..]), size(&d[f + 4 + w..]))
     } else {
         (e.crc, e.csize, e.usize)
     };
+    // Without zip64 the sizes are kept modulo 2^32.
+    let keep = |v: u64| if e.zip64 { v } else { v & 0xFFFF_FFFF };
     if crc != want_crc {
         let kind = ErrorKind::ChecksumMismatch {
             expected: want_crc,
@@ -178,9 +223,9 @@ pub fn decompress(
         };
         return Err(corrupt(kind, at));
     }
-    if written as u32 != want_usize || used as u32 != want_csize {
+    if keep(written) != want_usize || keep(used) != want_csize {
         let kind = ErrorKind::LengthMismatch {
-            expected: want_usize,
+            expected: want_usize as u32,
             actual: written as u32,
         };
         return Err(corrupt(kind, at));
@@ -201,6 +246,112 @@ pub fn decompress(
         zip_method: Some(e.method),
         ..DecodeReport::default()
     })
+}
+
+/// The extended-timestamp extra field (modification time only).
+fn timestamp_extra(mtime: u32, out: &mut Vec<u8>) {
+    out.extend_from_slice(&0x5455u16.to_le_bytes());
+    out.extend_from_slice(&5u16.to_le_bytes());
+    out.push(1);
+    out.extend_from_slice(&mtime.to_le_bytes());
+}
+
+/// MS-DOS time and date (local time, which is UTC here; two-second resolution, 1980-2107).
+fn dos_time(mtime: u32) -> (u16, u16) {
+    let [y, mo, d, h, mi, s] = crate::list::civil(mtime as i64);
+    let y = y.clamp(1980, 2107);
+    let time = ((h << 11) | (mi << 5) | (s / 2)) as u16;
+    let date = (((y - 1980) << 9) | (mo << 5) | d) as u16;
+    (time, date)
+}
+
+/// The fields local and central headers share from "version needed" to the uncompressed size.
+fn common(mtime: u32, crc: u32, csize: u32, usize: u32, out: &mut Vec<u8>) {
+    let (time, date) = dos_time(mtime);
+    for v in [45u16, 8, 8, time, date] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [crc, csize, usize] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// The local header of an entry named `name` whose deflated data follows, its sizes to come in
+/// the data descriptor.
+pub fn local_header(name: &[u8], mtime: u32) -> Vec<u8> {
+    let mut h = LOCAL.to_vec();
+    common(mtime, 0, u32::MAX, u32::MAX, &mut h);
+    h.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    h.extend_from_slice(&29u16.to_le_bytes());
+    h.extend_from_slice(name);
+    h.extend_from_slice(&ZIP64.to_le_bytes());
+    h.extend_from_slice(&16u16.to_le_bytes());
+    h.extend_from_slice(&[0; 16]);
+    timestamp_extra(mtime, &mut h);
+    h
+}
+
+/// What follows an entry's data: its data descriptor, the central directory and the end
+/// records. `at` is where the descriptor starts (the local header's length plus the data's).
+/// `zip64` forces the zip64 records, which are otherwise written only when needed.
+pub fn trailer(
+    name: &[u8],
+    mtime: u32,
+    (crc, csize, usize): (u32, u64, u64),
+    at: u64,
+    zip64: bool,
+) -> Vec<u8> {
+    let mut t = DESCRIPTOR.to_vec();
+    t.extend_from_slice(&crc.to_le_bytes());
+    t.extend_from_slice(&csize.to_le_bytes());
+    t.extend_from_slice(&usize.to_le_bytes());
+    let cd_at = at + t.len() as u64;
+    // Sizes that do not fit 32 bits go in a zip64 field, uncompressed first.
+    let big = |v: u64| zip64 || v >= u32::MAX as u64;
+    let small = |v: u64| if big(v) { u32::MAX } else { v as u32 };
+    let mut extra = Vec::new();
+    let wide: Vec<u64> = [usize, csize].into_iter().filter(|&v| big(v)).collect();
+    if !wide.is_empty() {
+        extra.extend_from_slice(&ZIP64.to_le_bytes());
+        extra.extend_from_slice(&(8 * wide.len() as u16).to_le_bytes());
+        wide.iter()
+            .for_each(|v| extra.extend_from_slice(&v.to_le_bytes()));
+    }
+    timestamp_extra(mtime, &mut extra);
+    t.extend_from_slice(b"PK\x01\x02");
+    t.extend_from_slice(&(3u16 << 8 | 45).to_le_bytes()); // made by: Unix, zip 4.5
+    common(mtime, crc, small(csize), small(usize), &mut t);
+    for v in [name.len(), extra.len(), 0, 0, 0] {
+        t.extend_from_slice(&(v as u16).to_le_bytes());
+    }
+    t.extend_from_slice(&(0o100644u32 << 16).to_le_bytes()); // a regular file, rw-r--r--
+    t.extend_from_slice(&0u32.to_le_bytes()); // the local header is at 0
+    t.extend_from_slice(name);
+    t.extend_from_slice(&extra);
+    let cd_len = at + t.len() as u64 - cd_at;
+    let end_at = cd_at + cd_len;
+    if big(cd_at) {
+        t.extend_from_slice(b"PK\x06\x06");
+        t.extend_from_slice(&44u64.to_le_bytes());
+        t.extend_from_slice(&(3u16 << 8 | 45).to_le_bytes());
+        t.extend_from_slice(&45u16.to_le_bytes());
+        t.extend_from_slice(&[0; 8]); // this disk, the directory's disk
+        for v in [1, 1, cd_len, cd_at] {
+            t.extend_from_slice(&v.to_le_bytes());
+        }
+        t.extend_from_slice(b"PK\x06\x07");
+        t.extend_from_slice(&0u32.to_le_bytes());
+        t.extend_from_slice(&end_at.to_le_bytes());
+        t.extend_from_slice(&1u32.to_le_bytes());
+    }
+    t.extend_from_slice(b"PK\x05\x06");
+    t.extend_from_slice(&[0; 4]);
+    t.extend_from_slice(&1u16.to_le_bytes());
+    t.extend_from_slice(&1u16.to_le_bytes());
+    t.extend_from_slice(&(cd_len as u32).to_le_bytes());
+    t.extend_from_slice(&small(cd_at).to_le_bytes());
+    t.extend_from_slice(&0u16.to_le_bytes());
+    t
 }
 
 #[cfg(test)]
@@ -259,6 +410,45 @@ mod tests {
             let (out, r) = run(&z).unwrap();
             assert!(out == data, "method {method} descriptor {desc:?}");
             assert!(!r.more_entries && r.counts.bytes_in == z.len() as u64);
+        }
+    }
+
+    /// Archives as `-K` writes them, with and without the zip64 records (forced here; they are
+    /// needed from 4 GiB), read back by this reader and by Python's zipfile, which checks the
+    /// central directory and the end records too.
+    #[test]
+    fn written_archives_read_back_here_and_in_python() {
+        let data = b"zip me, zip me again; ".repeat(3000);
+        for zip64 in [false, true] {
+            let mut z = local_header(b"name.txt", 1_700_000_000);
+            let body = hyperz_engine::deflate::compress(Format::Raw, &data, 6);
+            z.extend_from_slice(&body);
+            let sizes = (crc32(0, &data), body.len() as u64, data.len() as u64);
+            let at = z.len() as u64;
+            z.extend(trailer(b"name.txt", 1_700_000_000, sizes, at, zip64));
+            let (out, r) = run(&z).unwrap();
+            assert!(out == data && !r.more_entries && r.zip_method == Some(8));
+            let path = std::env::temp_dir().join(format!("hz-zip-{}-{zip64}", std::process::id()));
+            std::fs::write(&path, &z).unwrap();
+            let py = "import sys, zipfile\n\
+                      z = zipfile.ZipFile(sys.argv[1]); i = z.infolist()[0]\n\
+                      assert z.testzip() is None and len(z.infolist()) == 1\n\
+                      print(i.filename, i.date_time, i.file_size, i.compress_size)\n\
+                      sys.stdout.flush(); sys.stdout.buffer.write(z.read(i))";
+            let o = std::process::Command::new("python3")
+                .args(["-c", py])
+                .arg(&path)
+                .output()
+                .expect("python3");
+            std::fs::remove_file(&path).unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let want = format!(
+                "name.txt (2023, 11, 14, 22, 13, 20) {} {}\n",
+                data.len(),
+                body.len()
+            );
+            assert!(o.stdout.starts_with(want.as_bytes()), "zip64 {zip64}");
+            assert!(o.stdout[want.len()..] == data[..]);
         }
     }
 

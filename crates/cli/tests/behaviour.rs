@@ -759,3 +759,67 @@ fn list_names_and_times_like_gzip() {
         assert_eq!(file("gzip"), file(HYPERZ), "{args:?} on a file as stdin");
     }
 }
+
+/// pigz's -K: f becomes f.zip, one deflated entry named f with f's time, which Python's zipfile
+/// (checking the central directory), pigz and hyperz read back; from standard input the entry
+/// is named "-". Against pigz -K in twin directories.
+#[test]
+fn zip_output_like_pigz() {
+    let t = Twin::new("zipout");
+    let data: Vec<u8> = (0..4).flat_map(|_| sample("alice29.txt")).collect();
+    t.write("f", &data);
+    for side in ["gzip", "hyperz"] {
+        let st = Command::new("touch")
+            .args(["-d", "@1700000000", "f"])
+            .current_dir(t.dir(side))
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    let r = t.run_with(&["-K", "-p", "2", "f"], &[("gzip", "pigz")]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    let py = "import sys, zipfile\n\
+              z = zipfile.ZipFile(sys.argv[1]); i = z.infolist()[0]\n\
+              assert z.testzip() is None\n\
+              print(len(z.infolist()), i.filename, i.date_time, i.file_size, z.read(i) == open(sys.argv[2], 'rb').read())";
+    fs::write(t.root.join("want"), &data).unwrap();
+    let mut seen = Vec::new();
+    for side in ["gzip", "hyperz"] {
+        let dir = t.dir(side);
+        assert!(!dir.join("f").exists());
+        let o = Command::new("python3")
+            .args(["-c", py])
+            .arg(dir.join("f.zip"))
+            .arg(t.root.join("want"))
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{side}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        seen.push(String::from_utf8(o.stdout).unwrap());
+        let z = fs::read(dir.join("f.zip")).unwrap();
+        assert_eq!(run_in(&dir, "pigz", &["-dc"], &z), (Some(0), data.clone()));
+        assert_eq!(run_in(&dir, HYPERZ, &["-dc"], &z), (Some(0), data.clone()));
+    }
+    assert_eq!(seen[0], seen[1]);
+    assert!(
+        seen[1].starts_with("1 f (2023, 11, 14, 22, 13, 20)"),
+        "{}",
+        seen[1]
+    );
+    let z = run_in(&t.root, HYPERZ, &["-K"], b"from a pipe\n").1;
+    fs::write(t.root.join("p.zip"), &z).unwrap();
+    fs::write(t.root.join("want"), b"from a pipe\n").unwrap();
+    let o = Command::new("python3")
+        .args(["-c", py])
+        .arg(t.root.join("p.zip"))
+        .arg(t.root.join("want"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("1 - "));
+    assert!(String::from_utf8_lossy(&o.stdout)
+        .trim_end()
+        .ends_with("True"));
+}
