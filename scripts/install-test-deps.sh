@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs on a fresh Debian bookworm machine that has only the
 # toolchains: the peer tools the cross-tool tests run (GNU gzip, pigz, ISA-L igzip,
-# libdeflate-gzip, Python), the run-time libraries the benchmark harness loads (system zlib,
+# libdeflate-gzip, Python, compress), the run-time libraries the benchmark harness loads (system zlib,
 # ISA-L), a font for the benchmark charts, and cargo-fuzz for the fuzz smoke runs.
 set -euo pipefail
 
@@ -11,9 +11,10 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 # zlib1g-dev also ships zlib's own example programs (example.c, minigzip.c, zpipe.c, zran.c,
 # gun.c, gzappend.c, gzjoin.c), which the drop-in tests build against our libz.so. CPython's
 # test suite (test_zlib, test_gzip, test_zipfile), a JDK and git are the unmodified programs the
-# drop-in is tested under.
+# drop-in is tested under. ncompress's compress writes the .Z files the CLI must read as gzip
+# does.
 PACKAGES=(gzip pigz isal libisal2 libdeflate-tools zlib1g zlib1g-dev python3 fonts-dejavu-core
-          pkg-config cmake git gcc default-jdk-headless)
+          pkg-config cmake git gcc default-jdk-headless ncompress)
 # Debian's python3 needs its test package; a python3 from elsewhere (pyenv) ships its own.
 if ! python3 -c 'import test.test_zlib' >/dev/null 2>&1; then
   PACKAGES+=("libpython$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3.11)-testsuite")

@@ -1,7 +1,7 @@
 //! Stream codecs for the CLI: gzip compression of a reader into a writer, and decompression of
 //! any gzip stream (multi-member included) with gzip's handling of trailing data, of the first
-//! entry of a zip archive as gzip reads it (`zip.rs`), and of a zlib stream (pigz's `-z`
-//! output) as pigz reads it.
+//! entry of a zip archive as gzip reads it (`zip.rs`), of a compress (.Z) file (`lzw.rs`), and
+//! of a zlib stream (pigz's `-z` output) as pigz reads it.
 //!
 //! Errors keep the side they came from (read, write, corrupt data) so the file layer can name
 //! the file and the problem, and decide what to clean up.
@@ -203,6 +203,8 @@ pub struct DecodeReport {
     pub zip_method: Option<u16>,
     /// The zip archive has entries after the first, which were not decompressed (gzip warns).
     pub more_entries: bool,
+    /// The input was a compress (.Z) file.
+    pub lzw: bool,
 }
 
 /// Whether `b` starts a zlib stream (RFC 1950) as pigz recognises one: deflate with a window
@@ -216,7 +218,8 @@ fn is_zlib(b: &[u8]) -> bool {
 }
 
 /// Decompresses `r` to `w`: a gzip stream (any number of members), the first entry of a zip
-/// archive, or one zlib stream, told apart by their first bytes as gzip and pigz do. With
+/// archive, a compress (.Z) file, or one zlib stream, told apart by their first bytes as gzip
+/// and pigz do. With
 /// `copy_plain` (gzip's `-f` with `-c` or `-t`, as `zcat -f` uses it), input that is not gzip,
 /// from the start or after the last member, is copied through unchanged instead of being an
 /// error or trailing garbage; it is then never taken for zlib, whose two-byte header plain text
@@ -232,6 +235,9 @@ pub fn decompress(
     let mut r = io::Cursor::new(&magic[..n]).chain(r);
     if magic[..n] == crate::zip::LOCAL {
         return crate::zip::decompress(&mut r, w, progress);
+    }
+    if n >= 2 && magic[..2] == crate::lzw::MAGIC {
+        return crate::lzw::decompress(&mut r, w, progress);
     }
     let format = if !copy_plain && is_zlib(&magic[..n]) {
         Format::Zlib

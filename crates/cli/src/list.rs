@@ -155,7 +155,7 @@ pub fn list_stream(name: &str, r: &mut dyn Read, opts: &Options, rep: &mut Repor
 }
 
 /// Decompresses a file to be listed, as gzip 1.12 does first; its member count, and for a zip
-/// archive its first entry's size and whether it is stored, if it gets a row. Not if it fails (an error) or has bytes after its last member: garbage (a warning) or
+/// archive or a compress file the decoded size and method, if it gets a row. Not if it fails (an error) or has bytes after its last member: garbage (a warning) or
 /// zeros (a warning with -v only). A file without a row counts as one without framing for
 /// the totals (see [`print_totals`]).
 fn decoded_members(
@@ -163,7 +163,7 @@ fn decoded_members(
     r: &mut dyn Read,
     opts: &Options,
     rep: &mut Reporter,
-) -> Option<(u64, Option<(u64, bool)>)> {
+) -> Option<(u64, Option<(u64, &'static str)>)> {
     let listed = match codec::decompress(r, &mut io::sink(), &Progress::none(), false) {
         Err(e) => {
             rep.file_error(name, &e);
@@ -173,7 +173,11 @@ fn decoded_members(
             if let Some(w) = crate::files::trailing_warning(&r, opts) {
                 rep.file_warning(name, w);
             }
-            let zip = r.zip_method.map(|m| (r.counts.bytes_out, m == 0));
+            let zip = match (r.zip_method, r.lzw) {
+                (Some(m), _) => Some((r.counts.bytes_out, if m == 0 { "store" } else { "defla" })),
+                (None, true) => Some((r.counts.bytes_out, "compr")),
+                _ => None,
+            };
             (!(r.trailing_garbage || r.trailing_zeros)).then_some((r.members, zip))
         }
     };
@@ -218,9 +222,10 @@ struct Row<'a> {
     stdin: bool,
     /// Members in the file: gzip's ratio leaves out the header and trailer of a single one.
     members: u64,
-    /// A zip archive's first entry's size and whether it is stored: gzip shows the whole file
-    /// against it, with no CRC (all ones) and the file's time.
-    zip: Option<(u64, bool)>,
+    /// For a zip archive (its first entry) or a compress file, the decoded size and the method
+    /// shown: gzip shows the whole file against the size, with no CRC (all ones) and the
+    /// file's time.
+    zip: Option<(u64, &'static str)>,
 }
 
 fn print_row(name: &str, row: &Row, opts: &Options, rep: &mut Reporter) {
@@ -268,11 +273,7 @@ fn print_row(name: &str, row: &Row, opts: &Options, rep: &mut Reporter) {
         } else {
             file_mtime
         };
-        let method = if let Some((_, true)) = zip {
-            "store"
-        } else {
-            "defla"
-        };
+        let method = zip.map_or("defla", |z| z.1);
         print!("{method} {crc:08x} {:>12} ", format_mtime(mtime));
     }
     println!("{size:>19} {isize:>19} {ratio:5.1}% {shown}");

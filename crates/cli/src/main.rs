@@ -12,6 +12,7 @@ mod bench;
 mod codec;
 mod files;
 mod list;
+mod lzw;
 mod progress;
 mod report;
 mod zip;

@@ -1,0 +1,219 @@
+//! `compress` (.Z) files, decompressed as gzip does (`gzip -d file.Z`, `zcat file.Z`): the
+//! adaptive LZW of compress 4.0, codes of 9 up to 16 bits.
+//!
+//! The format's one subtlety is how code widths change. compress writes codes in groups of
+//! eight, so a group of `n` bit codes is `n` bytes; when the width grows, or the table is
+//! cleared (code 256 in block mode), the rest of the current group is padding. The decoder
+//! therefore rounds its bit position up to a whole group, counted from where the current width
+//! began, before reading at the new width (gzip's `unlzw`, compress's `decompress`).
+//!
+//! There is no checksum and no end marker: the data ends with the input, a code that needs
+//! more bits than are left is ignored (as compress pads the last byte), and only a code that
+//! is not in the table yet is an error.
+#![forbid(unsafe_code)]
+
+use crate::codec::{CodecError, Counts, DecodeReport};
+use crate::progress::Progress;
+use std::io::{self, BufRead, BufReader, Read, Write};
+
+/// The magic bytes of a .Z file.
+pub const MAGIC: [u8; 2] = [0x1f, 0x9d];
+/// Widest code.
+const MAX_BITS: u32 = 16;
+/// First width.
+const INIT_BITS: u32 = 9;
+/// The clear code (block mode).
+const CLEAR: u32 = 256;
+
+/// Reads `n`-bit codes least significant bit first, counting the bits read.
+struct Bits<R> {
+    r: R,
+    buf: u64,
+    have: u32,
+    pos: u64,
+    eof: bool,
+}
+
+impl<R: BufRead> Bits<R> {
+    /// The next `n`-bit code, or None at the end of the input.
+    fn code(&mut self, n: u32) -> Result<Option<u32>, CodecError> {
+        while self.have < n && !self.eof {
+            let chunk = self.r.fill_buf().map_err(CodecError::Read)?;
+            match chunk.first() {
+                Some(&b) => {
+                    self.buf |= (b as u64) << self.have;
+                    self.have += 8;
+                    self.r.consume(1);
+                }
+                None => self.eof = true,
+            }
+        }
+        if self.have < n {
+            return Ok(None);
+        }
+        let c = (self.buf & ((1 << n) - 1)) as u32;
+        self.buf >>= n;
+        self.have -= n;
+        self.pos += n as u64;
+        Ok(Some(c))
+    }
+
+    /// Skips to the next multiple of `group` bits after `from` (padding), if not on one.
+    fn align(&mut self, from: u64, group: u64) -> Result<(), CodecError> {
+        let mut pad = (group - (self.pos - from) % group) % group;
+        while pad > 0 {
+            let k = pad.min(16) as u32;
+            if self.code(k)?.is_none() {
+                break;
+            }
+            pad -= k as u64;
+        }
+        Ok(())
+    }
+}
+
+/// A reader that counts the bytes it passes and advances the progress bar.
+struct Counted<'a> {
+    inner: &'a mut dyn Read,
+    progress: &'a Progress,
+    n: u64,
+}
+
+impl Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.n += n as u64;
+        self.progress.advance(n as u64);
+        Ok(n)
+    }
+}
+
+fn corrupt(at: u64) -> CodecError {
+    CodecError::Unsupported(if at == 0 {
+        "corrupt input: not a compress (.Z) stream"
+    } else {
+        "corrupt input (compress data)"
+    })
+}
+
+/// Decompresses the .Z stream `r` (which starts with [`MAGIC`]) into `w`.
+pub fn decompress(
+    r: &mut dyn Read,
+    w: &mut dyn Write,
+    progress: &Progress,
+) -> Result<DecodeReport, CodecError> {
+    let mut counted = Counted {
+        inner: r,
+        progress,
+        n: 0,
+    };
+    let mut br = BufReader::with_capacity(1 << 16, &mut counted);
+    let mut head = [0u8; 3];
+    let mut got = 0;
+    while got < 3 {
+        let n = br.read(&mut head[got..]).map_err(CodecError::Read)?;
+        if n == 0 {
+            return Err(CodecError::Truncated { offset: got as u64 });
+        }
+        got += n;
+    }
+    let max_bits = (head[2] & 0x1f) as u32;
+    let block_mode = head[2] & 0x80 != 0;
+    if !(INIT_BITS..=MAX_BITS).contains(&max_bits) {
+        return Err(CodecError::Unsupported(
+            "compressed with a code width other than 9 to 16 bits",
+        ));
+    }
+    let max_max = 1u32 << max_bits;
+    let mut prefix = vec![0u16; 1 << MAX_BITS];
+    let mut suffix = vec![0u8; 1 << MAX_BITS];
+    let mut stack: Vec<u8> = Vec::with_capacity(1 << MAX_BITS);
+    let mut out = io::BufWriter::with_capacity(1 << 18, w);
+    let mut bits = Bits {
+        r: br,
+        buf: 0,
+        have: 0,
+        pos: 0,
+        eof: false,
+    };
+    let mut n_bits = INIT_BITS;
+    let mut max_code = (1u32 << n_bits) - 1;
+    let mut free = if block_mode { 257 } else { 256 };
+    let mut old: Option<u32> = None;
+    let mut fin = 0u8;
+    let mut epoch = 0u64; // where the current width began: groups are counted from here
+    let mut written = 0u64;
+    loop {
+        if free > max_code {
+            bits.align(epoch, 8 * n_bits as u64)?;
+            epoch = bits.pos;
+            n_bits += 1;
+            max_code = if n_bits == max_bits {
+                max_max
+            } else {
+                (1 << n_bits) - 1
+            };
+        }
+        let Some(code) = bits.code(n_bits)? else {
+            break;
+        };
+        let Some(prev) = old else {
+            if code >= 256 {
+                return Err(corrupt(bits.pos));
+            }
+            fin = code as u8;
+            out.write_all(&[fin]).map_err(CodecError::Write)?;
+            written += 1;
+            old = Some(code);
+            continue;
+        };
+        if code == CLEAR && block_mode {
+            // The entries go; the next code's entry lands on 256, which is never used.
+            free = 256;
+            bits.align(epoch, 8 * n_bits as u64)?;
+            epoch = bits.pos;
+            n_bits = INIT_BITS;
+            max_code = (1 << n_bits) - 1;
+            continue;
+        }
+        stack.clear();
+        let mut c = code;
+        if c >= free {
+            // The string about to be defined: the previous one plus its own first byte.
+            if c > free {
+                return Err(corrupt(bits.pos));
+            }
+            stack.push(fin);
+            c = prev;
+        }
+        while c >= 256 {
+            stack.push(suffix[c as usize]);
+            c = prefix[c as usize] as u32;
+        }
+        fin = c as u8;
+        stack.push(fin);
+        stack.reverse();
+        out.write_all(&stack).map_err(CodecError::Write)?;
+        written += stack.len() as u64;
+        if free < max_max {
+            prefix[free as usize] = prev as u16;
+            suffix[free as usize] = fin;
+            free += 1;
+        }
+        old = Some(code);
+    }
+    out.flush().map_err(CodecError::Write)?;
+    drop(out);
+    let mut rest = bits.r;
+    io::copy(&mut rest, &mut io::sink()).map_err(CodecError::Read)?;
+    drop(rest);
+    Ok(DecodeReport {
+        counts: Counts {
+            bytes_in: counted.n,
+            bytes_out: written,
+        },
+        members: 1,
+        lzw: true,
+        ..DecodeReport::default()
+    })
+}
