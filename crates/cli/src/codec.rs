@@ -6,7 +6,9 @@
 //! Errors keep the side they came from (read, write, corrupt data) so the file layer can name
 //! the file and the problem, and decide what to clean up.
 
+use crate::members::{Members, Redo};
 use crate::progress::Progress;
+use hyperz_device::container::HZ_HEADER_LEN;
 use hyperz_device::{Device, ParallelDeflater};
 use hyperz_engine::checksum::crc32;
 use hyperz_engine::deflate::{gzip_header, gzip_xfl};
@@ -229,6 +231,7 @@ pub fn decompress(
     w: &mut dyn Write,
     progress: &Progress,
     copy_plain: bool,
+    dev: Option<&Device>,
 ) -> Result<DecodeReport, CodecError> {
     let mut magic = [0u8; 4];
     let n = read_full(r, &mut magic)?;
@@ -244,18 +247,38 @@ pub fn decompress(
     } else {
         Format::Gzip
     };
-    decompress_stream(&mut r, w, progress, copy_plain, format)
+    decompress_stream(&mut r, w, progress, copy_plain, format, dev)
 }
 
-/// [`decompress`] for gzip (members until the input ends) and zlib (one stream) input.
+/// Puts the members an engine failed on (see [`Members`]) back in front of the unread input,
+/// uncounted, for the sequential decoder.
+fn redo_sequentially(
+    r: Redo,
+    buf: &mut Vec<u8>,
+    start: &mut usize,
+    end: &mut usize,
+    report: &mut DecodeReport,
+) {
+    let mut b = r.bytes;
+    b.extend_from_slice(&buf[*start..*end]);
+    (*start, *end) = (0, b.len());
+    b.resize(b.len().max(IO_CHUNK), 0);
+    *buf = b;
+    report.members -= r.members;
+}
+
+/// [`decompress`] for gzip (members until the input ends) and zlib (one stream) input. With
+/// `dev`, independent members after the first are decoded on its engines ([`Members`]).
 fn decompress_stream(
     r: &mut dyn Read,
     w: &mut dyn Write,
     progress: &Progress,
     copy_plain: bool,
     format: Format,
+    dev: Option<&Device>,
 ) -> Result<DecodeReport, CodecError> {
     let mut w = Counting { inner: w, count: 0 };
+    let mut par = dev.and_then(Members::new);
     let mut buf = vec![0u8; IO_CHUNK];
     let mut out = vec![0u8; IO_CHUNK];
     let (mut start, mut end) = (0usize, 0usize);
@@ -286,8 +309,44 @@ fn decompress_stream(
 
     loop {
         if member_start {
-            if end - start < 2 && !eof {
+            if end - start < HZ_HEADER_LEN && !eof {
                 refill(&mut buf, &mut start, &mut end, &mut eof)?;
+            }
+            if let Some(p) = par.as_mut() {
+                // After the first member (whose header -N needs), independent members go to
+                // the engines whole; anything else waits until they are out.
+                let hz = (report.members > 0 && format == Format::Gzip)
+                    .then(|| Members::member_at(&buf[start..end]))
+                    .flatten();
+                if let Some((len, raw_len)) = hz {
+                    if end - start < len {
+                        if buf.len() < len {
+                            buf.resize(len, 0);
+                        }
+                        refill(&mut buf, &mut start, &mut end, &mut eof)?;
+                    }
+                    if end - start >= len {
+                        match p.submit(&buf[start..start + len], raw_len, &mut w)? {
+                            None => {
+                                start += len;
+                                consumed_total += len as u64;
+                                report.members += 1;
+                            }
+                            Some(r) => {
+                                consumed_total -= r.bytes.len() as u64;
+                                redo_sequentially(r, &mut buf, &mut start, &mut end, &mut report);
+                                par = None;
+                            }
+                        }
+                        continue;
+                    }
+                }
+                if let Some(r) = p.drain(&mut w)? {
+                    consumed_total -= r.bytes.len() as u64;
+                    redo_sequentially(r, &mut buf, &mut start, &mut end, &mut report);
+                    par = None;
+                    continue;
+                }
             }
             if start == end {
                 if report.members == 0 && !copy_plain {

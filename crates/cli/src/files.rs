@@ -90,7 +90,7 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
                 &mut out
             };
             // Standard input always goes to standard output: -f alone passes plain data.
-            match codec::decompress(&mut input, w, &progress, opts.force) {
+            match codec::decompress(&mut input, w, &progress, opts.force, Some(device(opts))) {
                 Ok(r) => {
                     if let Some(w) = trailing_warning(&r, opts) {
                         rep.file_warning("stdin", w);
@@ -337,7 +337,7 @@ fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut R
         let progress = Progress::new(Some(meta.len()), &label, opts.quiet > 0);
         let mut sink = io::sink();
         let w: &mut dyn Write = if test { &mut sink } else { out };
-        let r = codec::decompress(input, w, &progress, copy_plain(opts))?;
+        let r = codec::decompress(input, w, &progress, copy_plain(opts), Some(device(opts)))?;
         let counts = r.counts;
         report = Some(r);
         Ok(Counts {

@@ -164,7 +164,7 @@ fn decoded_members(
     opts: &Options,
     rep: &mut Reporter,
 ) -> Option<(u64, Option<(u64, &'static str)>)> {
-    let listed = match codec::decompress(r, &mut io::sink(), &Progress::none(), false) {
+    let listed = match codec::decompress(r, &mut io::sink(), &Progress::none(), false, None) {
         Err(e) => {
             rep.file_error(name, &e);
             None

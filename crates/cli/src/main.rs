@@ -13,6 +13,7 @@ mod codec;
 mod files;
 mod list;
 mod lzw;
+mod members;
 mod progress;
 mod report;
 mod zip;

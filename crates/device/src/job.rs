@@ -112,8 +112,9 @@ impl Job {
             },
         }
     }
-    /// Decompress one independent member that may decode to at most `limit` bytes.
-    pub(crate) fn decompress_member(input: Arc<[u8]>, limit: usize) -> Job {
+    /// Decompress one independent gzip member that may decode to at most `limit` bytes (its
+    /// `HZ` size: a member that claims less is an error, not an allocation).
+    pub fn decompress_member(input: Arc<[u8]>, limit: usize) -> Job {
         Job {
             kind: Kind::Decompress {
                 format: Format::Gzip,
