@@ -103,6 +103,24 @@ impl<W: Write> Write for Counting<W> {
     }
 }
 
+/// A reader that counts the bytes it passes and advances the progress bar (the zip and
+/// compress readers, which do their own buffering).
+pub(crate) struct Counted<'a> {
+    pub inner: &'a mut dyn Read,
+    pub progress: &'a Progress,
+    /// Bytes read so far.
+    pub n: u64,
+}
+
+impl Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.n += n as u64;
+        self.progress.advance(n as u64);
+        Ok(n)
+    }
+}
+
 /// Reads until `buf` is full or the input ends; returns the bytes read.
 fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, CodecError> {
     let mut n = 0;

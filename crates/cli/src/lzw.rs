@@ -12,7 +12,7 @@
 //! is not in the table yet is an error.
 #![forbid(unsafe_code)]
 
-use crate::codec::{CodecError, Counts, DecodeReport};
+use crate::codec::{CodecError, Counted, Counts, DecodeReport};
 use crate::progress::Progress;
 use std::io::{self, BufRead, BufReader, Read, Write};
 
@@ -72,22 +72,6 @@ impl<R: BufRead> Bits<R> {
     }
 }
 
-/// A reader that counts the bytes it passes and advances the progress bar.
-struct Counted<'a> {
-    inner: &'a mut dyn Read,
-    progress: &'a Progress,
-    n: u64,
-}
-
-impl Read for Counted<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.n += n as u64;
-        self.progress.advance(n as u64);
-        Ok(n)
-    }
-}
-
 fn corrupt(at: u64) -> CodecError {
     CodecError::Unsupported(if at == 0 {
         "corrupt input: not a compress (.Z) stream"
@@ -109,14 +93,7 @@ pub fn decompress(
     };
     let mut br = BufReader::with_capacity(1 << 16, &mut counted);
     let mut head = [0u8; 3];
-    let mut got = 0;
-    while got < 3 {
-        let n = br.read(&mut head[got..]).map_err(CodecError::Read)?;
-        if n == 0 {
-            return Err(CodecError::Truncated { offset: got as u64 });
-        }
-        got += n;
-    }
+    crate::zip::read_exact(&mut br, &mut head, 0)?;
     let max_bits = (head[2] & 0x1f) as u32;
     let block_mode = head[2] & 0x80 != 0;
     if !(INIT_BITS..=MAX_BITS).contains(&max_bits) {

@@ -13,7 +13,7 @@
 //! zip64 records only where a size or offset needs more than 32 bits.
 #![forbid(unsafe_code)]
 
-use crate::codec::{CodecError, Counts, DecodeReport};
+use crate::codec::{CodecError, Counted, Counts, DecodeReport};
 use crate::progress::Progress;
 use hyperz_engine::checksum::crc32;
 use hyperz_engine::inflate::{ErrorKind, InflateError, Inflater, StreamState};
@@ -62,22 +62,6 @@ fn read_extra(e: &mut Entry, mut extra: &[u8]) {
     }
 }
 
-/// A reader that counts the bytes it passes and advances the progress bar.
-struct Counted<'a> {
-    inner: &'a mut dyn Read,
-    progress: &'a Progress,
-    n: u64,
-}
-
-impl Read for Counted<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.n += n as u64;
-        self.progress.advance(n as u64);
-        Ok(n)
-    }
-}
-
 fn le16(b: &[u8]) -> u16 {
     u16::from_le_bytes([b[0], b[1]])
 }
@@ -88,7 +72,7 @@ fn le32(b: &[u8]) -> u32 {
 
 /// Reads exactly `buf.len()` bytes; `at` (the input offset of the first) names where the input
 /// ended if it ends first.
-fn read_exact(r: &mut impl Read, buf: &mut [u8], at: u64) -> Result<(), CodecError> {
+pub(crate) fn read_exact(r: &mut impl Read, buf: &mut [u8], at: u64) -> Result<(), CodecError> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {

@@ -442,21 +442,7 @@ fn list_rows_and_totals_like_gzip() {
             "{args:?}"
         );
     }
-    let piped = |program: &str, args: &[&str], input: &[u8]| {
-        let mut c = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut stdin = c.stdin.take().unwrap();
-        let input = input.to_vec();
-        let feeder = std::thread::spawn(move || stdin.write_all(&input));
-        let o = c.wait_with_output().unwrap();
-        let _ = feeder.join();
-        (o.status.code(), o.stdout)
-    };
+    let piped = |program: &str, args: &[&str], input: &[u8]| run_in(&t.root, program, args, input);
     let two = [&a[..], &b[..]].concat();
     for (args, input) in [
         (&["-l"][..], &two[..]),
