@@ -240,6 +240,60 @@ pub fn normalize(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     out
 }
 
+/// Options gzip 1.12 still takes from the GZIP environment variable (before the command
+/// line's, which override them): levels, -n, -N, -q, -v and --rsyncable.
+const ENV_SHORT: &str = "0123456789nNqv";
+const ENV_LONG: [&str; 8] = [
+    "--fast",
+    "--best",
+    "--no-name",
+    "--name",
+    "--quiet",
+    "--silent",
+    "--verbose",
+    "--rsyncable",
+];
+
+/// The words of the GZIP environment variable `env`, checked as gzip checks them: an option it
+/// does not take there, or an operand, is an error naming it.
+pub fn env_options(env: &std::ffi::OsStr) -> Result<Vec<OsString>, String> {
+    let text = env.to_string_lossy();
+    let mut out = Vec::new();
+    for w in text.split_whitespace() {
+        let bad = if w.starts_with("--") {
+            (!ENV_LONG.contains(&w)).then(|| w.to_string())
+        } else if let Some(cluster) = w.strip_prefix('-').filter(|c| !c.is_empty()) {
+            cluster
+                .chars()
+                .find(|c| !ENV_SHORT.contains(*c))
+                .map(|c| format!("-{c}"))
+        } else {
+            return Err(format!("{w}: non-option in GZIP environment variable"));
+        };
+        if let Some(o) = bad {
+            return Err(format!(
+                "{o}: option not valid in GZIP environment variable"
+            ));
+        }
+        out.push(w.into());
+    }
+    Ok(out)
+}
+
+/// Parses the process arguments, after the options of the GZIP environment variable `env`.
+pub fn parse_with_env(
+    args: impl IntoIterator<Item = OsString>,
+    env: &[OsString],
+) -> Result<Parsed, clap::Error> {
+    let mut args = args.into_iter();
+    let all = args
+        .next()
+        .into_iter()
+        .chain(env.iter().cloned())
+        .chain(args);
+    parse(all)
+}
+
 /// Parses the process arguments.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::Error> {
     let cli = Cli::try_parse_from(normalize(args))?;
@@ -388,6 +442,38 @@ mod tests {
             let v = ["hyperz", l].map(OsString::from);
             assert!(matches!(parse(v), Ok(Parsed::License)));
         }
+    }
+
+    /// The GZIP environment variable: gzip's safe options first, the command line after them
+    /// (so it overrides them); anything else is an error naming it.
+    #[test]
+    fn gzip_environment_options() {
+        let env = env_options("-9 --rsyncable -nq".as_ref()).unwrap();
+        let run = |args: &[&str]| {
+            let v = std::iter::once("hyperz").chain(args.iter().copied());
+            match parse_with_env(v.map(OsString::from), &env).unwrap() {
+                Parsed::Run(o) => o,
+                _ => panic!("not a run"),
+            }
+        };
+        let o = run(&["f"]);
+        assert!(o.level == 9 && o.rsyncable && o.name == Some(false) && o.quiet == 1);
+        assert_eq!(run(&["-1", "f"]).level, 1);
+        assert!(env_options("".as_ref()).unwrap().is_empty());
+        let e = |s: &str| env_options(s.as_ref()).unwrap_err();
+        assert_eq!(
+            e("-9 -c"),
+            "-c: option not valid in GZIP environment variable"
+        );
+        assert_eq!(
+            e("-9k"),
+            "-k: option not valid in GZIP environment variable"
+        );
+        assert_eq!(
+            e("--synchronous"),
+            "--synchronous: option not valid in GZIP environment variable"
+        );
+        assert_eq!(e("file"), "file: non-option in GZIP environment variable");
     }
 
     /// pigz's -z: zlib output with the suffix .zz unless -S says otherwise; not with -i

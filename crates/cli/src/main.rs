@@ -27,7 +27,16 @@ fn main() {
             .collect();
         std::process::exit(bench::main(&rest));
     }
-    let opts = match args::parse(std::env::args_os()) {
+    // gzip 1.12 still reads a few options from GZIP, with a warning.
+    let env = std::env::var_os("GZIP").unwrap_or_default();
+    let env_opts = match args::env_options(&env) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("hyperz: {e}\nTry `hyperz --help' for more information.");
+            std::process::exit(1);
+        }
+    };
+    let opts = match args::parse_with_env(std::env::args_os(), &env_opts) {
         Ok(args::Parsed::Run(o)) => o,
         Ok(args::Parsed::Version) => {
             println!("hyperz {}", env!("CARGO_PKG_VERSION"));
@@ -45,6 +54,16 @@ fn main() {
             std::process::exit(code);
         }
     };
+    // gzip warns once it has read them, so only their own -q silences it.
+    let env_quiet = env_opts.iter().any(|o| {
+        let o = o.to_string_lossy();
+        o == "--quiet" || o == "--silent" || (!o.starts_with("--") && o.contains('q'))
+    });
+    if !env_opts.is_empty() && !env_quiet {
+        eprintln!(
+            "hyperz: warning: GZIP environment variable is deprecated; use an alias or script"
+        );
+    }
     let mut rep = report::Reporter::new(opts.quiet > 0);
     if opts.ascii {
         rep.note("option --ascii ignored on this system");

@@ -934,3 +934,53 @@ fn independent_members_decode_alike_on_any_engine_count() {
         }
     }
 }
+
+/// The GZIP environment variable, as gzip 1.12 reads it: levels, -n, -N, -q, -v and
+/// --rsyncable apply before the command line's options (with a deprecation warning unless
+/// quiet), anything else stops the run with exit 1. Level 1 from it must give level 1's size
+/// class, and the command line's -9 must override it.
+#[test]
+fn gzip_environment_variable_like_gzip() {
+    let t = Twin::new("envgzip");
+    let data = sample("alice29.txt");
+    let run = |program: &str, env: &str, args: &[&str]| {
+        let o = Command::new(program)
+            .args(args)
+            .env("GZIP", env)
+            .current_dir(&t.root)
+            .output()
+            .unwrap();
+        let warned = String::from_utf8_lossy(&o.stderr).contains("deprecated");
+        (o.status.code(), o.stdout, warned)
+    };
+    fs::write(t.root.join("a.txt"), &data).unwrap();
+    let size = |out: &[u8]| {
+        let d = run_in(&t.root, "gzip", &["-dc"], out);
+        assert!(d == (Some(0), data.clone()), "decodes");
+        out.len()
+    };
+    let (_, base, _) = run(HYPERZ, "", &["-c", "a.txt"]);
+    for (env, args) in [
+        ("-1", &["-c", "a.txt"][..]),
+        ("-1", &["-9", "-c", "a.txt"]),
+        ("--fast -n", &["-c", "a.txt"]),
+        ("-1q", &["-c", "a.txt"]),
+        ("-1", &["-q", "-c", "a.txt"]),
+        ("-c", &["-c", "a.txt"]),
+        ("-9 -k", &["-c", "a.txt"]),
+        ("a.txt", &["-c", "a.txt"]),
+        ("--synchronous", &["-c", "a.txt"]),
+    ] {
+        let (g, h) = (run("gzip", env, args), run(HYPERZ, env, args));
+        assert_eq!(
+            (g.0, g.2),
+            (h.0, h.2),
+            "GZIP={env} {args:?}: exit code, warning"
+        );
+        if g.0 == Some(0) {
+            let fast = env.contains('1') || env.contains("fast");
+            let fast = fast && !args.contains(&"-9");
+            assert_eq!(size(&h.1) > size(&base), fast, "GZIP={env} {args:?}: level");
+        }
+    }
+}
