@@ -77,6 +77,9 @@ struct Cli {
     /// Compress to a zip archive of one entry (suffix .zip) instead of gzip (pigz).
     #[arg(short = 'K', long = "zip", conflicts_with_all = ["independent", "zlib"])]
     zip: bool,
+    /// The name of a --zip entry from standard input (pigz; default "-").
+    #[arg(short = 'A', long = "alias", value_name = "NAME")]
+    alias: Option<OsString>,
     /// End blocks where the content says (rsync-friendly output): an insertion or deletion
     /// changes the compressed file only up to the next boundaries after it.
     #[arg(short = 'R', long)]
@@ -147,6 +150,8 @@ pub struct Options {
     pub zlib: bool,
     /// `-K`: a zip archive of one entry instead of gzip (pigz's .zip).
     pub zip: bool,
+    /// `-A`: the name of a zip entry from standard input.
+    pub alias: Option<Vec<u8>>,
     /// Verify compressed output.
     pub verify: bool,
     /// Input files (empty: stdin).
@@ -218,7 +223,7 @@ pub fn normalize(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
             match levels.last_mut() {
                 Some(run) if digit && prev_digit => run.push(c),
                 _ if digit => levels.push(c.into()),
-                _ if c == 'S' || c == 'p' || c == 'b' => {
+                _ if "SpbCA".contains(c) => {
                     // Options with a value: the remainder of the cluster is the value.
                     rest.push(c);
                     let tail: String = chars.by_ref().collect();
@@ -357,6 +362,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
         independent: cli.independent,
         zlib: cli.zlib,
         zip: cli.zip,
+        alias: cli.alias.map(std::os::unix::ffi::OsStringExt::into_vec),
         rsyncable: cli.rsyncable,
         block_size: cli.blocksize.map(|k| (k as usize) << 10),
         time: match (cli.time, cli.no_time) {
@@ -487,6 +493,13 @@ mod tests {
         assert!(parse(["hyperz", "-zi", "f"].map(OsString::from)).is_err());
         let o = opts(&["-K", "f"]);
         assert!(o.zip && !o.zlib && o.suffix == ".zip");
+        assert_eq!(
+            opts(&["-KAdata.csv"]).alias.as_deref(),
+            Some(&b"data.csv"[..])
+        );
+        // A value's digits are not a level (-C and -A as -S, -p and -b).
+        let o = opts(&["-C2024", "-A", "x9"]);
+        assert_eq!((o.level, o.comment.as_deref()), (6, Some(&b"2024"[..])));
         assert!(parse(["hyperz", "-Kz", "f"].map(OsString::from)).is_err());
     }
 

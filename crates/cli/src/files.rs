@@ -77,7 +77,12 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
     let progress = Progress::none();
     match opts.mode {
         Mode::Compress => {
-            let spec = spec_for(opts, GzipHeader::default());
+            // A zip entry needs a name: pigz's -A gives one (else "-").
+            let header = GzipHeader {
+                name: opts.alias.clone().filter(|_| opts.zip),
+                ..GzipHeader::default()
+            };
+            let spec = spec_for(opts, header);
             if let Err(e) = codec::compress(&mut input, &mut out, &spec, device(opts), &progress) {
                 rep.file_error("stdin", &e);
             }

@@ -808,6 +808,18 @@ fn zip_output_like_pigz() {
     assert!(String::from_utf8_lossy(&o.stdout)
         .trim_end()
         .ends_with("True"));
+    // -A names it, as pigz's -A does.
+    let py = "import io, sys, zipfile\n\
+              print(zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())).namelist())";
+    let names: Vec<Vec<u8>> = ["pigz", HYPERZ]
+        .iter()
+        .map(|p| {
+            let z = run_in(&t.root, p, &["-K", "-A", "table.csv"], b"a,b\n").1;
+            run_in(&t.root, "python3", &["-c", py], &z).1
+        })
+        .collect();
+    assert_eq!(names[0], names[1]);
+    assert_eq!(names[1], b"['table.csv']\n");
 }
 
 /// compress (.Z) files as gzip reads them: written by ncompress at code widths 10 to 16, in
