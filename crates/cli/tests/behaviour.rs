@@ -62,6 +62,22 @@ impl Twin {
         };
         (go("gzip"), go("hyperz"))
     }
+    /// Sets the modification time of `names` (relative paths) on both sides to `secs`.
+    fn touch<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        secs: u32,
+        names: impl IntoIterator<Item = S> + Clone,
+    ) {
+        for side in ["gzip", "hyperz"] {
+            let st = Command::new("touch")
+                .args(["-d", &format!("@{secs}")])
+                .args(names.clone())
+                .current_dir(self.dir(side))
+                .status()
+                .unwrap();
+            assert!(st.success());
+        }
+    }
     /// Files in a side, with contents decoded if gzip-compressed (so encoders may differ).
     fn state(&self, side: &str) -> BTreeMap<String, Vec<u8>> {
         let mut m = BTreeMap::new();
@@ -390,14 +406,7 @@ fn plain_input_with_f_and_listing_damaged_files() {
     assert_eq!(names("gzip"), names("hyperz"));
     assert_eq!(names("hyperz").len(), 6);
     // -lv shows the file's time when the header has none (gzip -n wrote 0).
-    for side in ["gzip", "hyperz"] {
-        let st = Command::new("touch")
-            .args(["-d", "@1700000000"])
-            .arg(t.dir(side).join("sub/whole.gz"))
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
+    t.touch(1_700_000_000, ["sub/whole.gz"]);
     let r = t.run(&["-lv", "sub/whole.gz"]);
     assert_eq!(codes(&r), (Some(0), Some(0)));
     assert_eq!(
@@ -599,15 +608,7 @@ write('desc.zip', zipfile.ZIP_DEFLATED, 1, stream=True)
     for (n, z) in &zips {
         t.write(n, z);
     }
-    for side in ["gzip", "hyperz"] {
-        let st = Command::new("touch")
-            .args(["-d", "@1700000000"])
-            .args(zips.keys())
-            .current_dir(t.dir(side))
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
+    t.touch(1_700_000_000, zips.keys());
     for (n, z) in &zips {
         for args in [&["-dc", n][..], &["-t", n], &["-l", n], &["-lv", n]] {
             let g = run_in(&t.dir("gzip"), "gzip", args, b"");
@@ -754,14 +755,7 @@ fn zip_output_like_pigz() {
     let t = Twin::new("zipout");
     let data: Vec<u8> = (0..4).flat_map(|_| sample("alice29.txt")).collect();
     t.write("f", &data);
-    for side in ["gzip", "hyperz"] {
-        let st = Command::new("touch")
-            .args(["-d", "@1700000000", "f"])
-            .current_dir(t.dir(side))
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
+    t.touch(1_700_000_000, ["f"]);
     let r = t.run_with(&["-K", "-p", "2", "f"], &[("gzip", "pigz")]);
     assert_eq!(codes(&r), (Some(0), Some(0)));
     let py = "import sys, zipfile\n\
@@ -860,15 +854,7 @@ fn compress_files_like_gzip() {
         }
     }
     assert!(names.len() >= 8, "compress made {} files", names.len());
-    for side in ["gzip", "hyperz"] {
-        let st = Command::new("touch")
-            .args(["-d", "@1700000000"])
-            .args(names.iter().map(|(n, _)| n))
-            .current_dir(t.dir(side))
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
+    t.touch(1_700_000_000, names.iter().map(|(n, _)| n));
     // Files that decode (compress 4.2's -C output does not, with gzip or compress -d).
     let mut good = Vec::new();
     for (n, _) in &names {
