@@ -112,6 +112,17 @@ pub(crate) struct Counted<'a> {
     pub n: u64,
 }
 
+impl<'a> Counted<'a> {
+    /// Counts what `inner` gives, from 0.
+    pub fn new(inner: &'a mut dyn Read, progress: &'a Progress) -> Self {
+        Counted {
+            inner,
+            progress,
+            n: 0,
+        }
+    }
+}
+
 impl Read for Counted<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;

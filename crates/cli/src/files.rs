@@ -383,18 +383,7 @@ fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut R
 fn stored_name(path: &Path) -> Option<String> {
     let mut head = vec![0u8; 64 * 1024];
     let n = File::open(path).ok()?.read(&mut head).ok()?;
-    let head = &head[..n];
-    if n < 10 || head[0] != 0x1f || head[1] != 0x8b || head[3] & 0x08 == 0 {
-        return None;
-    }
-    let mut pos = 10;
-    if head[3] & 0x04 != 0 {
-        let xlen = u16::from_le_bytes([*head.get(10)?, *head.get(11)?]) as usize;
-        pos += 2 + xlen;
-    }
-    let rest = head.get(pos..)?;
-    let end = rest.iter().position(|&b| b == 0)?;
-    let raw = String::from_utf8_lossy(&rest[..end]).into_owned();
+    let raw = String::from_utf8_lossy(crate::list::stored_name(&head[..n])?).into_owned();
     let base = raw.rsplit(['/', '\\']).next()?.to_string();
     (!base.is_empty() && base != "." && base != "..").then_some(base)
 }

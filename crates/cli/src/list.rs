@@ -60,7 +60,7 @@ fn header_len(head: &[u8]) -> Option<usize> {
 }
 
 /// The name a gzip header stores (FNAME), if `head` starts a header with one.
-fn stored_name(head: &[u8]) -> Option<&[u8]> {
+pub(crate) fn stored_name(head: &[u8]) -> Option<&[u8]> {
     header_len(head)?;
     let flg = head[3];
     if flg & 0x08 == 0 {

@@ -8,9 +8,7 @@
 //! are then exactly the sequential decoder's.
 
 use crate::codec::CodecError;
-use hyperz_device::container::{parse_header, GZIP_TRAILER_LEN, HZ_HEADER_LEN};
-use hyperz_device::{Device, Job, JobHandle, Priority};
-use hyperz_engine::Format;
+use hyperz_device::{hz_member, Device, Job, JobHandle, Priority};
 use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::Arc;
@@ -51,15 +49,9 @@ impl<'d> Members<'d> {
     /// The total and uncompressed lengths of the independent member at the start of `b`, if
     /// `b` starts one (`b` holds at least the header).
     pub fn member_at(b: &[u8]) -> Option<(usize, u32)> {
-        match parse_header(Format::Gzip, b) {
-            Ok((HZ_HEADER_LEN, Some(s)))
-                if s.member_len as usize > HZ_HEADER_LEN + GZIP_TRAILER_LEN
-                    && s.member_len as usize <= MAX_MEMBER =>
-            {
-                Some((s.member_len as usize, s.raw_len))
-            }
-            _ => None,
-        }
+        hz_member(b)
+            .filter(|s| s.member_len as usize <= MAX_MEMBER)
+            .map(|s| (s.member_len as usize, s.raw_len))
     }
 
     /// Hands `bytes` (one whole member) to an engine, first writing out the oldest members

@@ -102,11 +102,7 @@ pub fn decompress(
     w: &mut dyn Write,
     progress: &Progress,
 ) -> Result<DecodeReport, CodecError> {
-    let mut counted = Counted {
-        inner: r,
-        progress,
-        n: 0,
-    };
+    let mut counted = Counted::new(r, progress);
     let mut br = BufReader::with_capacity(CHUNK, &mut counted);
     let mut head = [0u8; 30];
     read_exact(&mut br, &mut head, 0)?;

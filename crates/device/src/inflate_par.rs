@@ -41,7 +41,7 @@ pub struct MemberEntry {
 
 /// The `HZ` sizes of the member at the start of `input`, if it is a well-formed independent
 /// member header.
-fn hz_member(input: &[u8]) -> Option<container::MemberSizes> {
+pub fn hz_member(input: &[u8]) -> Option<container::MemberSizes> {
     match container::parse_header(Format::Gzip, input) {
         Ok((HZ_HEADER_LEN, Some(s)))
             if s.member_len as usize > HZ_HEADER_LEN + GZIP_TRAILER_LEN =>

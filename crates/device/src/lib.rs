@@ -61,7 +61,7 @@ mod engine_codec;
 pub use engine_codec::EngineCodec;
 mod handle;
 mod inflate_par;
-pub use inflate_par::{member_index, MemberEntry};
+pub use inflate_par::{hz_member, member_index, MemberEntry};
 mod job;
 mod parallel;
 mod queue;
