@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod dropin;
+pub mod symbols;
 pub mod zapi;
 
 use std::io::Write;

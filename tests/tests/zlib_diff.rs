@@ -170,6 +170,89 @@ fn tiny_output_buffers_and_large_parallel_streams() {
     }
 }
 
+/// A stream long enough to go to the drop-in's engines keeps to its strategy there, as zlib's
+/// does: Z_FILTERED no match below six bytes, Z_HUFFMAN_ONLY no match, Z_RLE distance one only,
+/// Z_FIXED no dynamic block. (The engines' jobs carried only the level: such streams came out
+/// with the default strategy, which decodes the same.) Also after deflateParams switches to a
+/// strategy mid-stream.
+#[test]
+fn strategies_hold_on_parallel_streams() {
+    let libs = Zlib::both();
+    let big: Vec<u8> = corpus().iter().copied().cycle().take(3_000_000).collect();
+    let holds = |strategy: c_int, b: &hyperz_tests::symbols::Block| match strategy {
+        1 => b.matches.iter().all(|&(l, _)| l >= 6),
+        2 => b.matches.is_empty(),
+        3 => b.matches.iter().all(|&(_, d)| d == 1),
+        _ => b.btype != 2,
+    };
+    for strategy in 1..=4 {
+        for z in &libs {
+            let what = format!("{} strategy {strategy}", z.name);
+            let st = deflate_script(z, &big, (6, -15, 8, strategy), &[(1 << 20, NO)], 1 << 16);
+            check_decodes(&libs, &st, -15, &big, &what);
+            let blocks = hyperz_tests::symbols::deflate_blocks(&st);
+            let bad = blocks.iter().position(|b| !holds(strategy, b));
+            assert_eq!(bad, None, "{what}: block breaks the strategy");
+            let (lits, matches): (usize, usize) = blocks
+                .iter()
+                .fold((0, 0), |(l, m), b| (l + b.literals, m + b.matches.len()));
+            assert!(
+                lits > 0 && (strategy == 2 || matches > 0),
+                "{what}: {lits} {matches}"
+            );
+
+            // deflateParams to the strategy after 1.5 MB at the default one.
+            let mut s = ZStream::new();
+            assert_eq!(z.d_init(&mut s, 6, -15, 8, 0), Z_OK);
+            let (mut out, mut buf) = (Vec::new(), vec![0u8; 1 << 16]);
+            let half = big.len() / 2;
+            for (k, part) in [&big[..half], &big[half..]].into_iter().enumerate() {
+                if k == 1 {
+                    s.avail_in = 0;
+                    s.next_out = buf.as_mut_ptr();
+                    s.avail_out = buf.len() as u32;
+                    // SAFETY: live stream with a valid output buffer.
+                    let r = unsafe { (z.deflate_params)(&mut *s, 6, strategy) };
+                    assert_eq!(r, Z_OK, "{what}: deflateParams");
+                    out.extend_from_slice(&buf[..buf.len() - s.avail_out as usize]);
+                }
+                let flush = if k == 1 { FINISH } else { NO };
+                let mut input = part;
+                loop {
+                    let (r, c, p) = z.d_step(&mut s, input, &mut buf, flush);
+                    out.extend_from_slice(&buf[..p]);
+                    input = &input[c..];
+                    if r == Z_STREAM_END || (flush == NO && input.is_empty() && p < buf.len()) {
+                        break;
+                    }
+                    assert!(r == Z_OK || r == Z_BUF_ERROR, "{what}: {r}");
+                }
+            }
+            // SAFETY: live stream.
+            assert_eq!(unsafe { (z.deflate_end)(&mut *s) }, Z_OK);
+            check_decodes(
+                &libs,
+                &out,
+                -15,
+                &big,
+                &format!("{what} after deflateParams"),
+            );
+            // The blocks that end past the switch (plus the one flushed at it) keep to it.
+            let blocks = hyperz_tests::symbols::deflate_blocks(&out);
+            let mut at = 0usize;
+            for (i, b) in blocks.iter().enumerate() {
+                let len = b.literals + b.matches.iter().map(|&(l, _)| l as usize).sum::<usize>();
+                let start = at;
+                at += len;
+                if start > half {
+                    assert!(holds(strategy, b), "{what}: block {i} after deflateParams");
+                }
+            }
+            assert_eq!(at, big.len(), "{what}: block lengths");
+        }
+    }
+}
+
 #[test]
 fn return_codes_match_for_misuse_and_bad_data() {
     let libs = Zlib::both();

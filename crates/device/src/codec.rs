@@ -4,12 +4,37 @@
 //! `Compressor::compress_raw_window` and `Decompressor::decompress_member`.
 use std::fmt;
 
+pub use hyperz_engine::deflate::Strategy;
 use hyperz_engine::Format;
 
 use crate::container;
 
 /// Largest payload of one stored block (RFC 1951 section 3.2.4: LEN is 16 bits).
 const STORED_MAX: usize = 65535;
+
+/// How a compression job compresses: the level (0-12) and zlib's strategy (pigz's -H and -U
+/// are Huffman-only and RLE; the zlib drop-in passes the caller's). A bare level converts to
+/// the default strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Settings {
+    /// 0 (stored) ..= 12.
+    pub level: u32,
+    /// zlib strategy.
+    pub strategy: Strategy,
+}
+
+impl Settings {
+    /// `level` with `strategy`.
+    pub fn new(level: u32, strategy: Strategy) -> Self {
+        Settings { level, strategy }
+    }
+}
+
+impl From<u32> for Settings {
+    fn from(level: u32) -> Self {
+        Settings::new(level, Strategy::Default)
+    }
+}
 
 /// Why a stream could not be decoded: what went wrong and at which input byte.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,7 +98,7 @@ pub trait Codec: Send + Sync + 'static {
     /// BFINAL; when true it ends with a final block.
     fn compress_raw_window(
         &self,
-        level: u32,
+        settings: Settings,
         buf: &[u8],
         start: usize,
         last: bool,
@@ -135,7 +160,7 @@ impl Codec for StoreCodec {
     }
     fn compress_raw_window(
         &self,
-        _level: u32,
+        _settings: Settings,
         buf: &[u8],
         start: usize,
         last: bool,

@@ -12,11 +12,11 @@ use hyperz_engine::deflate::Compressor;
 use hyperz_engine::inflate::{Decompressor, ErrorKind, InflateError};
 use hyperz_engine::Format;
 
-use crate::codec::{Codec, DecodeError, DecodeErrorKind};
+use crate::codec::{Codec, DecodeError, DecodeErrorKind, Settings};
 
 thread_local! {
-    /// This thread's compressors, one per level used (levels are 0..=12).
-    static COMPRESSORS: RefCell<Vec<(u32, Compressor)>> = const { RefCell::new(Vec::new()) };
+    /// This thread's compressors, one per level and strategy used.
+    static COMPRESSORS: RefCell<Vec<(Settings, Compressor)>> = const { RefCell::new(Vec::new()) };
     /// This thread's single-member decoders for raw, zlib and gzip.
     static DECOMPRESSORS: RefCell<[Option<Decompressor>; 3]> = const { RefCell::new([None, None, None]) };
 }
@@ -52,13 +52,13 @@ impl Codec for EngineCodec {
 
     fn compress_raw_window(
         &self,
-        level: u32,
+        settings: Settings,
         buf: &[u8],
         start: usize,
         last: bool,
         out: &mut Vec<u8>,
     ) {
-        with_compressor(level, |c| c.compress_raw_window(buf, start, last, out));
+        with_compressor(settings, |c| c.compress_raw_window(buf, start, last, out));
     }
 
     fn decompress_member(
@@ -120,14 +120,14 @@ fn with_decoder<R>(format: Format, f: impl FnOnce(&mut Decompressor) -> R) -> R 
 }
 
 /// Runs `f` with this thread's compressor for `level` (made on first use).
-fn with_compressor(level: u32, f: impl FnOnce(&mut Compressor)) {
-    let level = level.min(12);
+fn with_compressor(settings: Settings, f: impl FnOnce(&mut Compressor)) {
+    let s = Settings::new(settings.level.min(12), settings.strategy);
     COMPRESSORS.with(|c| {
         let mut c = c.borrow_mut();
-        let i = match c.iter().position(|(l, _)| *l == level) {
+        let i = match c.iter().position(|(k, _)| *k == s) {
             Some(i) => i,
             None => {
-                c.push((level, Compressor::new(level)));
+                c.push((s, Compressor::with_strategy(s.level, s.strategy)));
                 c.len() - 1
             }
         };

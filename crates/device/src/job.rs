@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use hyperz_engine::Format;
 
-use crate::codec::{write_stored, DecodeError};
+use crate::codec::{write_stored, DecodeError, Settings};
 use crate::container::{self, MemberSizes, HZ_HEADER_LEN};
 use crate::device::Shared;
 
@@ -58,7 +58,7 @@ pub struct Job {
 pub(crate) enum Kind {
     Compress {
         format: Format,
-        level: u32,
+        settings: Settings,
         input: Arc<[u8]>,
     },
     /// `limit`: most bytes any one member may decode to.
@@ -71,14 +71,14 @@ pub(crate) enum Kind {
     /// The stream's buffer moves into the job whole (no copy), hence a `Vec`.
     Block {
         format: Format,
-        level: u32,
+        settings: Settings,
         data: Arc<Vec<u8>>,
         dict_len: usize,
         last: bool,
     },
     /// An independent-block gzip member.
     Member {
-        level: u32,
+        settings: Settings,
         input: Arc<Vec<u8>>,
     },
     Custom {
@@ -88,19 +88,24 @@ pub(crate) enum Kind {
 }
 
 impl Job {
-    /// Compress `input` into one complete `format` stream at `level`.
-    pub fn compress(format: Format, level: u32, input: impl Into<Arc<[u8]>>) -> Job {
+    /// Compress `input` into one complete `format` stream at `settings` (a level, or a level
+    /// and strategy).
+    pub fn compress(
+        format: Format,
+        settings: impl Into<Settings>,
+        input: impl Into<Arc<[u8]>>,
+    ) -> Job {
         Job {
             kind: Kind::Compress {
                 format,
-                level,
+                settings: settings.into(),
                 input: input.into(),
             },
         }
     }
     /// Compress a scatter-gather list as one stream (the parts are gathered into one buffer).
-    pub fn compress_sg(format: Format, level: u32, parts: &[&[u8]]) -> Job {
-        Job::compress(format, level, parts.concat())
+    pub fn compress_sg(format: Format, settings: impl Into<Settings>, parts: &[&[u8]]) -> Job {
+        Job::compress(format, settings, parts.concat())
     }
     /// Decompress one complete `format` stream (all gzip members).
     pub fn decompress(format: Format, input: impl Into<Arc<[u8]>>) -> Job {
@@ -134,7 +139,7 @@ impl Job {
     }
     pub(crate) fn block(
         format: Format,
-        level: u32,
+        settings: Settings,
         data: Arc<Vec<u8>>,
         dict_len: usize,
         last: bool,
@@ -142,16 +147,16 @@ impl Job {
         Job {
             kind: Kind::Block {
                 format,
-                level,
+                settings,
                 data,
                 dict_len,
                 last,
             },
         }
     }
-    pub(crate) fn member(level: u32, input: Arc<Vec<u8>>) -> Job {
+    pub(crate) fn member(settings: Settings, input: Arc<Vec<u8>>) -> Job {
         Job {
-            kind: Kind::Member { level, input },
+            kind: Kind::Member { settings, input },
         }
     }
     /// Input bytes of the job (for the inline threshold and the histogram).
@@ -213,15 +218,20 @@ pub fn looks_incompressible(data: &[u8]) -> bool {
 /// Appends `input` as one independent-block gzip member to `out`; returns its CRC-32. The
 /// header records the member's length, known only once it is compressed: the body goes
 /// straight after a provisional header, which is then rewritten (no second buffer and copy).
-pub(crate) fn write_member(sh: &Shared, level: u32, input: &[u8], out: &mut Vec<u8>) -> u32 {
+pub(crate) fn write_member(
+    sh: &Shared,
+    settings: Settings,
+    input: &[u8],
+    out: &mut Vec<u8>,
+) -> u32 {
     out.reserve(HZ_HEADER_LEN + input.len() / 2 + 64);
     let start = out.len();
     let sizes = MemberSizes {
         member_len: 0,
         raw_len: input.len() as u32,
     };
-    container::write_hz_header(level, sizes, out);
-    deflate_piece(sh, level, input, 0, true, out);
+    container::write_hz_header(settings.level, sizes, out);
+    deflate_piece(sh, settings, input, 0, true, out);
     let crc = container::check_update(Format::Gzip, 0, input);
     container::write_trailer(Format::Gzip, crc, input.len() as u64, out);
     let member_len = (out.len() - start) as u32;
@@ -231,8 +241,16 @@ pub(crate) fn write_member(sh: &Shared, level: u32, input: &[u8], out: &mut Vec<
 
 /// Compresses `buf[start..]`, with `buf[..start]` (at most a window) as its history, through
 /// the store-raw policy or the codec.
-fn deflate_piece(sh: &Shared, level: u32, buf: &[u8], start: usize, last: bool, out: &mut Vec<u8>) {
+fn deflate_piece(
+    sh: &Shared,
+    settings: Settings,
+    buf: &[u8],
+    start: usize,
+    last: bool,
+    out: &mut Vec<u8>,
+) {
     let input = &buf[start..];
+    let level = settings.level;
     if level == 0 || (sh.cfg.store_incompressible && looks_incompressible(input)) {
         if level != 0 {
             sh.counters
@@ -241,7 +259,8 @@ fn deflate_piece(sh: &Shared, level: u32, buf: &[u8], start: usize, last: bool, 
         }
         write_stored(input, last, out);
     } else {
-        sh.codec.compress_raw_window(level, buf, start, last, out);
+        sh.codec
+            .compress_raw_window(settings, buf, start, last, out);
     }
 }
 
@@ -281,11 +300,11 @@ impl Run {
         match self.job.kind.clone() {
             Kind::Compress {
                 format,
-                level,
+                settings,
                 input,
             } => {
                 if self.pos == 0 && self.out.is_empty() {
-                    container::write_header(format, level, &mut self.out);
+                    container::write_header(format, settings.level, &mut self.out);
                     self.check = container::check_init(format);
                 }
                 let end = input.len().min(self.pos.saturating_add(limit.max(1)));
@@ -294,7 +313,7 @@ impl Run {
                 let from = self.pos.saturating_sub(WINDOW);
                 deflate_piece(
                     sh,
-                    level,
+                    settings,
                     &input[from..end],
                     self.pos - from,
                     last,
@@ -322,20 +341,20 @@ impl Run {
             } => Some(decode_all(sh, format, &input, limit).map(|data| Output { data, check: 0 })),
             Kind::Block {
                 format,
-                level,
+                settings,
                 data,
                 dict_len,
                 last,
             } => {
                 let piece = &data[dict_len..];
                 let mut out = Vec::with_capacity(piece.len() / 2 + 64);
-                deflate_piece(sh, level, &data, dict_len, last, &mut out);
+                deflate_piece(sh, settings, &data, dict_len, last, &mut out);
                 let check = container::check_update(format, container::check_init(format), piece);
                 Some(Ok(Output { data: out, check }))
             }
-            Kind::Member { level, input } => {
+            Kind::Member { settings, input } => {
                 let mut out = Vec::new();
-                let crc = write_member(sh, level, &input, &mut out);
+                let crc = write_member(sh, settings, &input, &mut out);
                 if sh.cfg.verify && !verify(sh, Format::Gzip, &out, &input) {
                     return Some(Err(JobError::VerifyFailed));
                 }

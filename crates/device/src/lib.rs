@@ -67,7 +67,9 @@ mod parallel;
 mod queue;
 mod stats;
 
-pub use codec::{write_stored, Codec, DecodeError, DecodeErrorKind, StoreCodec};
+pub use codec::{
+    write_stored, Codec, DecodeError, DecodeErrorKind, Settings, StoreCodec, Strategy,
+};
 pub use config::{DeviceConfig, FaultPlan};
 pub use device::Device;
 pub use handle::{wait_any, JobHandle};

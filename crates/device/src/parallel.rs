@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use hyperz_engine::Format;
 
+use crate::codec::Settings;
 use crate::container;
 use crate::device::Device;
 use crate::handle::JobHandle;
@@ -56,7 +57,7 @@ const SPARE_BUFFERS: usize = 2;
 pub struct ParallelDeflater<'d> {
     dev: &'d Device,
     format: Format,
-    level: u32,
+    settings: Settings,
     independent: bool,
     block_size: usize,
     /// Blocks end at input-determined positions (`--rsyncable`).
@@ -76,24 +77,25 @@ pub struct ParallelDeflater<'d> {
 }
 
 impl<'d> ParallelDeflater<'d> {
-    /// A compressor producing one `format` stream at `level` on `dev`.
-    pub fn new(dev: &'d Device, format: Format, level: u32) -> Self {
-        Self::with_mode(dev, format, level, false)
+    /// A compressor producing one `format` stream at `settings` (a level, or a level and
+    /// strategy) on `dev`.
+    pub fn new(dev: &'d Device, format: Format, settings: impl Into<Settings>) -> Self {
+        Self::with_mode(dev, format, settings.into(), false)
     }
 
     /// A compressor producing an independent-block (multi-member gzip) stream.
-    pub fn independent(dev: &'d Device, level: u32) -> Self {
-        Self::with_mode(dev, Format::Gzip, level, true)
+    pub fn independent(dev: &'d Device, settings: impl Into<Settings>) -> Self {
+        Self::with_mode(dev, Format::Gzip, settings.into(), true)
     }
 
-    fn with_mode(dev: &'d Device, format: Format, level: u32, independent: bool) -> Self {
+    fn with_mode(dev: &'d Device, format: Format, settings: Settings, independent: bool) -> Self {
         let cfg = dev.config();
         // Independent members record sizes as u32; keep blocks well below that.
         let block_size = cfg.block_size.clamp(1, 1 << 30);
         ParallelDeflater {
             dev,
             format,
-            level,
+            settings,
             independent,
             block_size,
             rsync: false,
@@ -137,10 +139,10 @@ impl<'d> ParallelDeflater<'d> {
         self.counters().buffer_add(self.dict_len);
     }
 
-    /// Compresses blocks submitted from now on at `level` (call after [`flush`](Self::flush) to
-    /// change the level at a known point, as zlib's `deflateParams` does).
-    pub fn set_level(&mut self, level: u32) {
-        self.level = level;
+    /// Compresses blocks submitted from now on at `settings` (call after
+    /// [`flush`](Self::flush) to change them at a known point, as zlib's `deflateParams` does).
+    pub fn set_settings(&mut self, settings: impl Into<Settings>) {
+        self.settings = settings.into();
     }
 
     /// Like [`flush`](Self::flush), and forgets the history so decoding can restart after this
@@ -189,7 +191,7 @@ impl<'d> ParallelDeflater<'d> {
         Some(ParallelDeflater {
             dev: self.dev,
             format: self.format,
-            level: self.level,
+            settings: self.settings,
             independent: self.independent,
             block_size: self.block_size,
             rsync: self.rsync,
@@ -263,10 +265,16 @@ impl<'d> ParallelDeflater<'d> {
         data.truncate(end);
         let data = Arc::new(data);
         let (job, held) = if self.independent {
-            (Job::member(self.level, data.clone()), raw_len)
+            (Job::member(self.settings, data.clone()), raw_len)
         } else {
             (
-                Job::block(self.format, self.level, data.clone(), self.dict_len, last),
+                Job::block(
+                    self.format,
+                    self.settings,
+                    data.clone(),
+                    self.dict_len,
+                    last,
+                ),
                 end,
             )
         };
@@ -289,7 +297,7 @@ impl<'d> ParallelDeflater<'d> {
                 let before = out.len();
                 match self.header.take() {
                     Some(h) => out.extend_from_slice(&h),
-                    None => container::write_header(self.format, self.level, out),
+                    None => container::write_header(self.format, self.settings.level, out),
                 }
                 self.total_out += (out.len() - before) as u64;
             }
@@ -407,22 +415,24 @@ impl Drop for ParallelDeflater<'_> {
 impl Device {
     /// Compresses `input` into one `format` stream with all engines. The output is identical for
     /// any number of engines; inputs below one block run as a single job.
-    pub fn compress(&self, format: Format, level: u32, input: &[u8]) -> Vec<u8> {
+    pub fn compress(&self, format: Format, settings: impl Into<Settings>, input: &[u8]) -> Vec<u8> {
+        let settings = settings.into();
         if input.len() <= self.config().block_size {
             return self
-                .run(Job::compress(format, level, input))
+                .run(Job::compress(format, settings, input))
                 .expect("compression cannot fail")
                 .data;
         }
         let mut out = Vec::new();
-        let mut z = ParallelDeflater::new(self, format, level);
+        let mut z = ParallelDeflater::new(self, format, settings);
         z.write(input, &mut out);
         z.finish(&mut out);
         out
     }
 
     /// Compresses `input` into an independent-block gzip stream.
-    pub fn compress_independent(&self, level: u32, input: &[u8]) -> Vec<u8> {
+    pub fn compress_independent(&self, settings: impl Into<Settings>, input: &[u8]) -> Vec<u8> {
+        let settings = settings.into();
         let sh = &self.shared;
         if input.len() < sh.cfg.inline_threshold && input.len() <= sh.cfg.block_size {
             // One member, inline: written straight from `input` into the result, without the
@@ -430,14 +440,14 @@ impl Device {
             // A member that fails verification takes the general path, which redoes it.
             sh.counters.job(true, input.len());
             let mut out = Vec::new();
-            crate::job::write_member(sh, level, input, &mut out);
+            crate::job::write_member(sh, settings, input, &mut out);
             if !sh.cfg.verify || crate::job::verify(sh, Format::Gzip, &out, input) {
                 sh.counters.io(input.len(), out.len());
                 return out;
             }
         }
         let mut out = Vec::with_capacity(input.len() / 2);
-        let mut z = ParallelDeflater::independent(self, level);
+        let mut z = ParallelDeflater::independent(self, settings);
         z.write(input, &mut out);
         z.finish(&mut out);
         out
@@ -450,10 +460,10 @@ impl Device {
         mut r: R,
         mut w: W,
         format: Format,
-        level: u32,
+        settings: impl Into<Settings>,
         independent: bool,
     ) -> io::Result<StreamStats> {
-        let mut z = ParallelDeflater::with_mode(self, format, level, independent);
+        let mut z = ParallelDeflater::with_mode(self, format, settings.into(), independent);
         let mut inbuf = vec![0u8; 64 << 10];
         let mut out = Vec::new();
         loop {

@@ -373,13 +373,13 @@ impl hyperz_device::Codec for PanicOnce {
     }
     fn compress_raw_window(
         &self,
-        level: u32,
+        settings: hyperz_device::Settings,
         buf: &[u8],
         start: usize,
         last: bool,
         out: &mut Vec<u8>,
     ) {
-        hyperz_device::EngineCodec.compress_raw_window(level, buf, start, last, out)
+        hyperz_device::EngineCodec.compress_raw_window(settings, buf, start, last, out)
     }
     fn decompress_member(
         &self,

@@ -21,7 +21,7 @@
 //! `Z_FIXED`, level 0, or a prior `deflatePrime`) stay inline.
 #![forbid(unsafe_code)]
 
-use hyperz_device::ParallelDeflater;
+use hyperz_device::{ParallelDeflater, Settings};
 use hyperz_engine::checksum::adler32;
 use hyperz_engine::deflate::{gzip_header, gzip_xfl, Deflater, Flush, Params, Strategy};
 use hyperz_engine::{Format, GzipHeader};
@@ -109,12 +109,13 @@ impl DeflateStream {
         }
     }
 
+    /// Whether this stream may go to the engines, whose jobs carry its level and strategy: not
+    /// at level 0, with a smaller window, or after deflatePrime's bits.
     fn parallel_ok(&self) -> bool {
         !config::config().force_inline
             && !self.primed
             && self.params.level >= 1
             && self.params.window_bits == 15
-            && matches!(self.params.strategy, Strategy::Default | Strategy::Filtered)
     }
 
     /// The engine's streaming compressor for this stream's settings.
@@ -203,7 +204,8 @@ impl DeflateStream {
             return;
         };
         self.release();
-        let mut pd = ParallelDeflater::new(config::device(), self.format, self.params.level);
+        let settings = Settings::new(self.params.level, self.params.strategy);
+        let mut pd = ParallelDeflater::new(config::device(), self.format, settings);
         pd.set_header(self.header());
         if let Some(d) = &self.dict {
             pd.set_dictionary(d);
@@ -408,7 +410,7 @@ impl DeflateStream {
             Mode::Parallel(pd) => {
                 if changed {
                     pd.flush(&mut self.queue);
-                    pd.set_level(level.max(1));
+                    pd.set_settings(Settings::new(level.max(1), strategy));
                 }
             }
             Mode::Done => return Z_STREAM_ERROR,

@@ -190,7 +190,7 @@ fn run_small(args: &[String], data: &[u8], codec: Arc<dyn Codec>) {
                 raw_len: n as u32,
             };
             hyperz_device::container::write_hz_header(LEVEL, sizes, &mut out);
-            codec.compress_raw_window(LEVEL, buf, 0, true, &mut out);
+            codec.compress_raw_window(LEVEL.into(), buf, 0, true, &mut out);
             let crc = hyperz_engine::checksum::crc32(0, buf);
             hyperz_device::container::write_trailer(Format::Gzip, crc, n as u64, &mut out);
             out
@@ -385,7 +385,7 @@ pub fn run(args: &[String], data: Vec<u8>) {
                 },
                 &mut out,
             );
-            codec.compress_raw_window(LEVEL, buf, 0, true, &mut out);
+            codec.compress_raw_window(LEVEL.into(), buf, 0, true, &mut out);
             std::hint::black_box(hyperz_engine::checksum::crc32(0, buf));
         }));
         eprintln!("{:>9} done", n);

@@ -5,7 +5,7 @@
 use std::ffi::{c_char, c_int, c_ulong, c_void};
 use std::ptr;
 
-use hyperz_device::{container, Codec, DecodeError, DecodeErrorKind};
+use hyperz_device::{container, Codec, DecodeError, DecodeErrorKind, Settings, Strategy};
 use hyperz_engine::Format;
 use libloading::Library;
 
@@ -111,10 +111,10 @@ impl Zlib {
         }
     }
 
-    /// Deflate `input` with `window_bits` (-15 raw, 31 gzip), optional dictionary, and `flush`.
+    /// Deflate `input` at `settings` with `window_bits` (-15 raw, 31 gzip), optional dictionary, and `flush`.
     fn deflate_with(
         &self,
-        level: u32,
+        settings: Settings,
         window_bits: c_int,
         dict: &[u8],
         input: &[u8],
@@ -128,11 +128,11 @@ impl Zlib {
         unsafe {
             let rc = (self.deflate_init2)(
                 &mut z,
-                level as c_int,
+                settings.level as c_int,
                 8,
                 window_bits,
                 8,
-                0,
+                zlib_strategy(settings.strategy),
                 VERSION.as_ptr().cast(),
                 112,
             );
@@ -158,7 +158,7 @@ impl Zlib {
     /// One-shot gzip compression (the one-thread baseline).
     pub fn gzip(&self, level: u32, input: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();
-        self.deflate_with(level, 31, &[], input, Z_FINISH, &mut out);
+        self.deflate_with(level.into(), 31, &[], input, Z_FINISH, &mut out);
         out
     }
 
@@ -202,7 +202,7 @@ impl Codec for Zlib {
     }
     fn compress_raw_window(
         &self,
-        level: u32,
+        settings: Settings,
         buf: &[u8],
         start: usize,
         last: bool,
@@ -210,7 +210,7 @@ impl Codec for Zlib {
     ) {
         let (dict, input) = buf.split_at(start);
         self.deflate_with(
-            level,
+            settings,
             -15,
             dict,
             input,
@@ -237,5 +237,16 @@ impl Codec for Zlib {
         let t = container::check_trailer(format, &out[start..], &input[pos..])
             .map_err(|e| e.shifted(pos as u64))?;
         Ok(pos + t)
+    }
+}
+
+/// zlib's number for `strategy` (deflateInit2's argument).
+fn zlib_strategy(strategy: Strategy) -> c_int {
+    match strategy {
+        Strategy::Default => 0,
+        Strategy::Filtered => 1,
+        Strategy::HuffmanOnly => 2,
+        Strategy::Rle => 3,
+        Strategy::Fixed => 4,
     }
 }

@@ -415,6 +415,7 @@ pub fn compress(format: Format, input: &[u8], level: u32) -> Vec<u8> {
 /// Reusable whole-buffer compressor (keeps its match-finder allocations between calls).
 pub struct Compressor {
     level: u32,
+    strategy: Strategy,
     ctx: Ctx,
     scratch: Vec<u8>,
 }
@@ -422,12 +423,20 @@ pub struct Compressor {
 impl Compressor {
     /// A compressor for `level` (clamped to 0..=12) with default parameters.
     pub fn new(level: u32) -> Self {
+        Self::with_strategy(level, Strategy::Default)
+    }
+
+    /// A compressor for `level` (clamped to 0..=12) and zlib `strategy`, other parameters
+    /// default.
+    pub fn with_strategy(level: u32, strategy: Strategy) -> Self {
         let p = Params {
             level: level.min(12),
+            strategy,
             ..Params::default()
         };
         Compressor {
             level: p.level,
+            strategy,
             ctx: make_ctx(&p),
             scratch: Vec::new(),
         }
@@ -447,7 +456,7 @@ impl Compressor {
                 container::gzip_header(&mut self.ctx.w.out, &GzipHeader::default(), xfl)
             }
         }
-        compress_all(&mut self.ctx, Strategy::Default, input, 0, true);
+        compress_all(&mut self.ctx, self.strategy, input, 0, true);
         self.ctx.w.align();
         match format {
             Format::Raw => {}
@@ -471,7 +480,7 @@ impl Compressor {
     /// 32 KiB preceding input) as history for matches. If `last`, the final block has BFINAL=1;
     /// otherwise the output ends byte-aligned with an empty stored block (sync-flush marker
     /// 00 00 ff ff) so blocks from different threads concatenate into one valid stream. Output
-    /// depends only on (level, dict, input, last). Appends to `out`.
+    /// depends only on (level, strategy, dict, input, last). Appends to `out`.
     pub fn compress_raw_chunk(&mut self, dict: &[u8], input: &[u8], last: bool, out: &mut Vec<u8>) {
         let d = &dict[dict.len().saturating_sub(self.ctx.max_dist)..];
         let mut s = std::mem::take(&mut self.scratch);
@@ -489,7 +498,7 @@ impl Compressor {
     pub fn compress_raw_window(&mut self, buf: &[u8], start: usize, last: bool, out: &mut Vec<u8>) {
         self.ctx.start_stream();
         self.ctx.w.out = std::mem::take(out);
-        compress_all(&mut self.ctx, Strategy::Default, buf, start, last);
+        compress_all(&mut self.ctx, self.strategy, buf, start, last);
         if !last {
             block::write_stored(&mut self.ctx.w, &[], false);
         }
