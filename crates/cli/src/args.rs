@@ -8,6 +8,7 @@
 //! is an error rather than a silent level 3.
 
 use clap::{ArgAction, Parser};
+use hyperz_device::Strategy;
 use std::ffi::OsString;
 
 /// gzip-compatible compression and decompression on every core.
@@ -68,6 +69,12 @@ struct Cli {
     /// Number of engines (threads) to use; default: all cores.
     #[arg(short = 'p', long = "processes", value_name = "N")]
     processes: Option<usize>,
+    /// Compress with Huffman codes only, no matches (pigz; the last of -H and -U counts).
+    #[arg(short = 'H', long = "huffman", overrides_with = "rle")]
+    huffman: bool,
+    /// Compress with run-length matches only, distance one (pigz).
+    #[arg(short = 'U', long = "rle", overrides_with = "huffman")]
+    rle: bool,
     /// Write independent members that can be decompressed in parallel and seeked.
     #[arg(short = 'i', long)]
     independent: bool,
@@ -142,6 +149,8 @@ pub struct Options {
     pub suffix: String,
     /// Compression level 0-12.
     pub level: u32,
+    /// zlib strategy: Huffman-only (`-H`), RLE (`-U`) or the default.
+    pub strategy: Strategy,
     /// Engines to use.
     pub processes: usize,
     /// Independent-block output.
@@ -358,6 +367,11 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
         recursive: cli.recursive,
         suffix,
         level,
+        strategy: match (cli.huffman, cli.rle) {
+            (true, _) => Strategy::HuffmanOnly,
+            (_, true) => Strategy::Rle,
+            _ => Strategy::Default,
+        },
         processes,
         independent: cli.independent,
         zlib: cli.zlib,
@@ -406,6 +420,15 @@ mod tests {
         assert!(parse(["hyperz", "-91"].map(OsString::from)).is_err());
         assert_eq!(opts(&["--fast"]).level, 1);
         assert_eq!(opts(&[]).level, 6);
+    }
+
+    #[test]
+    fn huffman_and_rle_the_last_counts() {
+        assert_eq!(opts(&[]).strategy, Strategy::Default);
+        assert_eq!(opts(&["-H"]).strategy, Strategy::HuffmanOnly);
+        assert_eq!(opts(&["-9U"]).strategy, Strategy::Rle);
+        assert_eq!(opts(&["-U", "-H"]).strategy, Strategy::HuffmanOnly);
+        assert_eq!(opts(&["-cH", "--rle", "f"]).strategy, Strategy::Rle);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use crate::members::{Members, Redo};
 use crate::progress::Progress;
 use hyperz_device::container::HZ_HEADER_LEN;
-use hyperz_device::{Device, ParallelDeflater};
+use hyperz_device::{Device, ParallelDeflater, Settings, Strategy};
 use hyperz_engine::checksum::crc32;
 use hyperz_engine::deflate::{gzip_header, gzip_xfl};
 use hyperz_engine::inflate::{ErrorKind, InflateError, Inflater, StreamState};
@@ -64,6 +64,8 @@ impl std::fmt::Display for CodecError {
 pub struct CompressSpec {
     /// Level 0-12.
     pub level: u32,
+    /// zlib strategy (`-H`, `-U`).
+    pub strategy: Strategy,
     /// Independent-block output (`-i`).
     pub independent: bool,
     /// A zlib stream (`-z`) instead of gzip; the header is then not written.
@@ -157,12 +159,13 @@ pub fn compress(
     dev: &Device,
     progress: &Progress,
 ) -> Result<Counts, CodecError> {
+    let settings = Settings::new(spec.level, spec.strategy);
     let mut z = if spec.independent {
-        ParallelDeflater::independent(dev, spec.level)
+        ParallelDeflater::independent(dev, settings)
     } else if spec.zlib {
-        ParallelDeflater::new(dev, Format::Zlib, spec.level)
+        ParallelDeflater::new(dev, Format::Zlib, settings)
     } else {
-        ParallelDeflater::new(dev, Format::Raw, spec.level)
+        ParallelDeflater::new(dev, Format::Raw, settings)
     }
     .rsyncable(spec.rsyncable);
     let mut out = Vec::with_capacity(IO_CHUNK);

@@ -188,6 +188,7 @@ fn spec_for(opts: &Options, mut header: GzipHeader) -> CompressSpec {
     header.comment = opts.comment.clone();
     CompressSpec {
         level: opts.level,
+        strategy: opts.strategy,
         independent: opts.independent,
         zlib: opts.zlib,
         zip: opts.zip,

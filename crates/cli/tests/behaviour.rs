@@ -541,6 +541,79 @@ fn pigz_header_and_block_options() {
     }
 }
 
+/// pigz's -H (Huffman codes only) and -U (run-length matches only), the last of them counting:
+/// each stream, ours and pigz's for the same options, keeps to the strategy (no match; only
+/// distance-one matches), decodes with gzip (pigz for -z), and ours is the same on one engine
+/// and on two. Before, both options were refused.
+#[test]
+fn pigz_strategy_options() {
+    let t = Twin::new("strategy");
+    let mut data: Vec<u8> = ["alice29.txt", "kennedy.xls", "ptt5"]
+        .iter()
+        .flat_map(|n| sample(n))
+        .collect();
+    data.extend(std::iter::repeat_n(b'=', 5000));
+    let data: Vec<u8> = data.iter().copied().cycle().take(1_500_000).collect();
+    // The raw DEFLATE after a gzip header (its optional fields skipped) or a zlib header.
+    let body = |g: &[u8], zlib: bool| -> Vec<u8> {
+        if zlib {
+            return g[2..].to_vec();
+        }
+        let flg = g[3];
+        let mut p = 10;
+        if flg & 4 != 0 {
+            p += 2 + u16::from_le_bytes([g[10], g[11]]) as usize;
+        }
+        for bit in [8, 16] {
+            if flg & bit != 0 {
+                p += g[p..].iter().position(|&b| b == 0).unwrap() + 1;
+            }
+        }
+        if flg & 2 != 0 {
+            p += 2;
+        }
+        g[p..].to_vec()
+    };
+    let dir = t.dir("hyperz");
+    for (opts, huffman) in [
+        (&["-H"][..], true),
+        (&["-U"], false),
+        (&["-U", "-H"], true),
+        (&["--huffman", "--rle"], false),
+        (&["-H", "-z", "-1"], true),
+        (&["-U", "-z", "-9"], false),
+    ] {
+        let zlib = opts.contains(&"-z");
+        let mut ours = Vec::new();
+        for (program, p) in [(HYPERZ, "1"), (HYPERZ, "2"), ("pigz", "2")] {
+            let args: Vec<&str> = opts.iter().copied().chain(["-c", "-p", p]).collect();
+            let (code, out) = run_in(&dir, program, &args, &data);
+            assert_eq!(code, Some(0), "{program} {args:?}");
+            let (decoder, dargs) = if zlib {
+                ("pigz", &["-dcz"][..])
+            } else {
+                ("gzip", &["-dc"][..])
+            };
+            let back = run_in(&dir, decoder, dargs, &out);
+            assert!(back == (Some(0), data.clone()), "{program} {args:?}");
+            let blocks = hyperz_tests::symbols::deflate_blocks(&body(&out, zlib));
+            let matches: Vec<(u16, u16)> = blocks.iter().flat_map(|b| b.matches.clone()).collect();
+            if huffman {
+                assert!(matches.is_empty(), "{program} {args:?}: matches");
+            } else {
+                assert!(
+                    !matches.is_empty() && matches.iter().all(|&(_, d)| d == 1),
+                    "{program} {args:?}: distances"
+                );
+            }
+            if program == HYPERZ {
+                ours.push(out);
+            }
+        }
+        assert!(ours[0] == ours[1], "{opts:?}: one engine and two differ");
+    }
+}
+
 /// Runs `program` with `args` in `dir`, standard input from `input`; (exit code, stdout).
 fn run_in(dir: &Path, program: &str, args: &[&str], input: &[u8]) -> (Option<i32>, Vec<u8>) {
     let mut c = Command::new(program)
