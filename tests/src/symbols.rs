@@ -76,21 +76,22 @@ impl Code {
     }
 }
 
-const LEN_BASE: [u16; 29] = [
-    3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131,
-    163, 195, 227, 258,
-];
-const LEN_EXTRA: [u8; 29] = [
-    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
-];
-const DIST_BASE: [u16; 30] = [
-    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
-    2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
-];
-const DIST_EXTRA: [u8; 30] = [
-    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13,
-    13,
-];
+/// Base and extra bits of length code `i` (symbol 257 + i), from RFC 1951's rule rather than
+/// its table: extra bits grow by one every four codes from the ninth, and code 28 is 258.
+fn length_code(i: usize) -> (u16, u32) {
+    let extra = |j: usize| if j < 8 { 0 } else { j as u32 / 4 - 1 };
+    if i == 28 {
+        return (258, 0);
+    }
+    (3 + (0..i).map(|j| 1u16 << extra(j)).sum::<u16>(), extra(i))
+}
+
+/// Base and extra bits of distance code `i`: extra bits grow by one every two codes from the
+/// fifth.
+fn distance_code(i: usize) -> (u16, u32) {
+    let extra = |j: usize| if j < 4 { 0 } else { j as u32 / 2 - 1 };
+    (1 + (0..i).map(|j| 1u16 << extra(j)).sum::<u16>(), extra(i))
+}
 
 /// The blocks of the raw DEFLATE stream at the start of `raw`, up to its final block.
 pub fn deflate_blocks(raw: &[u8]) -> Vec<Block> {
@@ -166,9 +167,10 @@ fn symbols(b: &mut Bits, lit: &Code, dist: &Code, block: &mut Block) {
             0..=255 => block.literals += 1,
             256 => return,
             _ => {
-                let l = LEN_BASE[s - 257] + b.bits(LEN_EXTRA[s - 257] as u32) as u16;
-                let d = dist.decode(b) as usize;
-                let d = DIST_BASE[d] + b.bits(DIST_EXTRA[d] as u32) as u16;
+                let (base, extra) = length_code(s - 257);
+                let l = base + b.bits(extra) as u16;
+                let (base, extra) = distance_code(dist.decode(b) as usize);
+                let d = base + b.bits(extra) as u16;
                 block.matches.push((l, d));
             }
         }
@@ -202,5 +204,17 @@ mod tests {
         assert_eq!((blocks[0].btype, blocks[0].literals), (0, 2));
         assert_eq!((blocks[1].btype, blocks[1].literals), (1, 1));
         assert_eq!(blocks[1].matches, vec![(3, 1)]);
+    }
+
+    /// The rule gives RFC 1951's table at its corners.
+    #[test]
+    fn code_rules_match_the_rfc() {
+        assert_eq!(length_code(0), (3, 0));
+        assert_eq!(length_code(8), (11, 1));
+        assert_eq!(length_code(27), (227, 5));
+        assert_eq!(length_code(28), (258, 0));
+        assert_eq!(distance_code(0), (1, 0));
+        assert_eq!(distance_code(4), (5, 1));
+        assert_eq!(distance_code(29), (24577, 13));
     }
 }
