@@ -7,12 +7,13 @@
 
 use crate::args::{Mode, Options};
 use crate::codec::{self, CodecError, CompressSpec, Counts};
+use crate::pipe;
 use crate::progress::Progress;
 use crate::report::{Reporter, Severity};
 use hyperz_device::{Device, DeviceConfig};
 use hyperz_engine::GzipHeader;
 use std::fs::{self, File};
-use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -72,8 +73,13 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
         }
         _ => {}
     }
-    let mut input = stdin.lock();
-    let mut out = BufWriter::with_capacity(OUT_BUF, stdout.lock());
+    let threaded = io_threads(opts);
+    let mut input: Box<dyn Read> = if threaded {
+        Box::new(pipe::ReadAhead::new(stdin))
+    } else {
+        Box::new(stdin.lock())
+    };
+    let mut out = pipe::Output::new(stdout, threaded, OUT_BUF);
     let progress = Progress::none();
     match opts.mode {
         Mode::Compress => {
@@ -95,7 +101,11 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
                 &mut out
             };
             // Standard input always goes to standard output: -f alone passes plain data.
-            match codec::decompress(&mut input, w, &progress, opts.force, Some(device(opts))) {
+            let r = codec::decompress(&mut input, w, &progress, opts.force, Some(device(opts)));
+            match r.and_then(|r| {
+                out.finish().map_err(CodecError::Write)?;
+                Ok(r)
+            }) {
                 Ok(r) => {
                     if let Some(w) = trailing_warning(&r, opts) {
                         rep.file_warning("stdin", w);
@@ -398,6 +408,13 @@ pub fn ratio_percent(compressed: u64, uncompressed: u64) -> f64 {
     }
 }
 
+/// Whether reads and writes run on helper threads beside the work (`pipe.rs`): when
+/// decompressing or testing with more than one thread allowed. (Compression's engines keep
+/// every core busy already.)
+fn io_threads(opts: &Options) -> bool {
+    matches!(opts.mode, Mode::Decompress | Mode::Test) && opts.processes > 1
+}
+
 /// Runs `work` from `path` into `target` (a file written safely) or stdout, applying the
 /// no-data-loss rules. Returns the counts on success; reports and returns None on failure.
 fn with_output(
@@ -409,8 +426,9 @@ fn with_output(
     work: impl FnOnce(&mut dyn Read, &mut dyn Write) -> Result<Counts, CodecError>,
 ) -> Option<Counts> {
     let name = path.display().to_string();
+    let threaded = io_threads(opts);
     let mut input = match File::open(path) {
-        Ok(f) => f,
+        Ok(f) => pipe::reader(f, threaded),
         Err(e) => {
             rep.io_error(&name, &e);
             return None;
@@ -424,9 +442,12 @@ fn with_output(
             );
             return None;
         }
-        let stdout = io::stdout();
-        let mut out = BufWriter::with_capacity(OUT_BUF, stdout.lock());
-        return match work(&mut input, &mut out) {
+        let mut out = pipe::Output::new(io::stdout(), threaded, OUT_BUF);
+        let r = work(&mut input, &mut out).and_then(|c| {
+            out.finish().map_err(CodecError::Write)?;
+            Ok(c)
+        });
+        return match r {
             Ok(c) => Some(c),
             Err(e) => {
                 rep.file_error(&name, &e);
@@ -454,11 +475,9 @@ fn with_output(
             return None;
         }
     };
-    let mut out = BufWriter::with_capacity(OUT_BUF, file);
+    let mut out = pipe::Output::new(file, threaded, OUT_BUF);
     let result = work(&mut input, &mut out).and_then(|c| {
-        let file = out
-            .into_inner()
-            .map_err(|e| CodecError::Write(e.into_error()))?;
+        let file = out.finish().map_err(CodecError::Write)?;
         file.sync_all().map_err(CodecError::Write)?;
         Ok((c, file))
     });

@@ -14,6 +14,7 @@ mod files;
 mod list;
 mod lzw;
 mod members;
+mod pipe;
 mod progress;
 mod report;
 mod zip;

@@ -184,3 +184,77 @@ fn failing_stdout_is_an_error() {
     assert!(d.join("in").exists());
     let _ = fs::remove_dir_all(&d);
 }
+
+/// Decompression writes and reads on helper threads when it may use more than one (`-p 2`):
+/// a full disk, a failing stdout, damaged or truncated input and a directory as input end
+/// exactly as they do on one thread: the same exit code, the input kept, nothing left under the
+/// final name, and to stdout the same bytes decoded before the damage.
+#[test]
+fn decompression_failures_are_the_same_with_io_threads() {
+    let d = scratch("iothreads");
+    let data = big_input();
+    fs::write(d.join("f"), &data).unwrap();
+    let ok = Command::new(HYPERZ)
+        .args(["-k", "f"])
+        .current_dir(&d)
+        .status();
+    assert!(ok.unwrap().success());
+    let gz = fs::read(d.join("f.gz")).unwrap();
+    fs::remove_file(d.join("f")).unwrap();
+    fs::write(d.join("t.gz"), &gz[..gz.len() * 2 / 3]).unwrap();
+    let mut bad = gz.clone();
+    bad[gz.len() / 2] ^= 0x55;
+    fs::write(d.join("c.gz"), &bad).unwrap();
+    fs::create_dir(d.join("dir")).unwrap();
+    let sh = |script: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .current_dir(&d)
+            .output()
+            .unwrap()
+    };
+    let mut seen = Vec::new();
+    for p in ["1", "2"] {
+        // Full disk: writes past 1 MB fail (EFBIG, as ENOSPC would).
+        let st = sh(&format!(
+            "trap '' XFSZ; ulimit -f 1024; exec {HYPERZ} -d -k -p {p} f.gz"
+        ));
+        assert_eq!(st.status.code(), Some(1), "-p {p} full disk");
+        assert!(
+            String::from_utf8_lossy(&st.stderr).contains("f: "),
+            "-p {p}: {st:?}"
+        );
+        // A failing stdout.
+        let st = sh(&format!("exec {HYPERZ} -dc -p {p} f.gz > /dev/full"));
+        assert_eq!(st.status.code(), Some(1), "-p {p} /dev/full");
+        // Damaged and truncated input, from a file and from stdin, to stdout.
+        let mut outs = Vec::new();
+        for script in [
+            format!("exec {HYPERZ} -dc -p {p} t.gz"),
+            format!("exec {HYPERZ} -dc -p {p} < t.gz"),
+            format!("exec {HYPERZ} -dc -p {p} c.gz"),
+            format!("exec {HYPERZ} -d -p {p} t.gz c.gz"),
+            format!("exec {HYPERZ} -dc -p {p} < dir"),
+        ] {
+            let st = sh(&script);
+            assert_eq!(st.status.code(), Some(1), "{script}");
+            // (A damaged byte may decode to other bytes before it is caught.)
+            let cut = script.contains("t.gz");
+            assert!(
+                !cut || data.starts_with(&st.stdout),
+                "{script}: not a prefix"
+            );
+            outs.push((st.stdout, String::from_utf8_lossy(&st.stderr).into_owned()));
+        }
+        assert!(
+            outs[0].0.len() > 1_000_000,
+            "-p {p}: {} bytes",
+            outs[0].0.len()
+        );
+        seen.push(outs);
+        assert_eq!(leftovers(&d), vec!["c.gz", "dir", "f.gz", "t.gz"], "-p {p}");
+    }
+    assert_eq!(seen[0], seen[1], "one thread and two differ");
+    let _ = fs::remove_dir_all(&d);
+}
