@@ -12,9 +12,9 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 # gun.c, gzappend.c, gzjoin.c), which the drop-in tests build against our libz.so. CPython's
 # test suite (test_zlib, test_gzip, test_zipfile), a JDK and git are the unmodified programs the
 # drop-in is tested under. ncompress's compress writes the .Z files the CLI must read as gzip
-# does.
+# does; tabix's bgzip writes the BGZF files (genomics' blocked gzip) it decodes on every engine.
 PACKAGES=(gzip pigz isal libisal2 libdeflate-tools zlib1g zlib1g-dev python3 fonts-dejavu-core
-          pkg-config cmake git gcc default-jdk-headless ncompress)
+          pkg-config cmake git gcc default-jdk-headless ncompress tabix)
 # Debian's python3 needs its test package; a python3 from elsewhere (pyenv) ships its own.
 if ! python3 -c 'import test.test_zlib' >/dev/null 2>&1; then
   PACKAGES+=("libpython$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3.11)-testsuite")

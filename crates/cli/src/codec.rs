@@ -357,8 +357,10 @@ fn decompress_stream(
                         }
                         refill(&mut buf, &mut start, &mut end, &mut eof)?;
                     }
-                    if end - start >= len {
-                        match p.submit(&buf[start..start + len], raw_len, &mut w)? {
+                    let member = buf.get(start..start + len).filter(|_| end - start >= len);
+                    let raw_len = member.and(raw_len.or_else(|| Members::bgzf_raw_len(member?)));
+                    if let (Some(member), Some(raw_len)) = (member, raw_len) {
+                        match p.submit(member, raw_len, &mut w)? {
                             None => {
                                 start += len;
                                 consumed_total += len as u64;

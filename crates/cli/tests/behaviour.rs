@@ -971,11 +971,43 @@ fn compress_files_like_gzip() {
 #[test]
 fn independent_members_decode_alike_on_any_engine_count() {
     let t = Twin::new("indep");
-    let data: Vec<u8> = (0..3)
-        .flat_map(|_| [sample("alice29.txt"), sample("kennedy.xls"), sample("ptt5")].concat())
-        .collect();
+    let data = members_data();
     let (code, z) = run_in(&t.root, HYPERZ, &["-i", "-c", "-b", "64"], &data);
     assert_eq!(code, Some(0));
+    decode_alike_on_any_engine_count(&t, &z, &data, &[]);
+}
+
+/// BGZF blocks (bgzip's .gz, BAM) are independent members too: decoded on every engine, with
+/// the same output and exit code as on one and as gzip's, in the same cases as -i output, plus
+/// a block whose `BC` length is wrong. Two engines used to decode them one after another.
+#[test]
+fn bgzf_blocks_decode_alike_on_any_engine_count() {
+    hyperz_tests::require_tool("bgzip");
+    let t = Twin::new("bgzf");
+    let data = members_data();
+    let (code, z) = run_in(&t.root, "bgzip", &["-c"], &data);
+    assert_eq!(code, Some(0));
+    // The `BC` length of a block in the middle, one too long.
+    let mid = z.len() / 2
+        + z[z.len() / 2..]
+            .windows(4)
+            .position(|w| w == [0x1f, 0x8b, 8, 4])
+            .unwrap();
+    let mut bad_len = z.clone();
+    bad_len[mid + 16] = bad_len[mid + 16].wrapping_add(1);
+    decode_alike_on_any_engine_count(&t, &z, &data, &[("bad BC length", bad_len)]);
+}
+
+/// The text, spreadsheet and image samples, three times: enough for a few dozen members.
+fn members_data() -> Vec<u8> {
+    (0..3)
+        .flat_map(|_| [sample("alice29.txt"), sample("kennedy.xls"), sample("ptt5")].concat())
+        .collect()
+}
+
+/// `z`, a stream of independent members of `data`, and its damaged forms (with `more`) decode
+/// with two engines as with one, with gzip's exit code.
+fn decode_alike_on_any_engine_count(t: &Twin, z: &[u8], data: &[u8], more: &[(&str, Vec<u8>)]) {
     let members = z.windows(4).filter(|w| *w == [0x1f, 0x8b, 8, 4]).count();
     assert!(members > 20, "{members} members");
     let foreign = run_in(&t.root, "gzip", &["-c"], b"a member gzip wrote\n").1;
@@ -985,15 +1017,16 @@ fn independent_members_decode_alike_on_any_engine_count() {
             .windows(4)
             .position(|w| w == [0x1f, 0x8b, 8, 4])
             .unwrap();
-    let mut damaged = z.clone();
+    let mut damaged = z.to_vec();
     damaged[split + 200] ^= 0x55;
-    let cases: Vec<(&str, Vec<u8>)> = vec![
-        ("intact", z.clone()),
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![
+        ("intact", z.to_vec()),
         ("damaged", damaged),
         ("cut", z[..z.len() - z.len() / 5].to_vec()),
         ("foreign", [&z[..split], &foreign[..], &z[split..]].concat()),
-        ("garbage", [&z[..], b"garbage"].concat()),
+        ("garbage", [z, b"garbage"].concat()),
     ];
+    cases.extend(more.iter().cloned());
     for (what, input) in &cases {
         let one = run_in(&t.root, HYPERZ, &["-dc", "-p", "1"], input);
         let two = run_in(&t.root, HYPERZ, &["-dc", "-p", "2"], input);
