@@ -1,11 +1,10 @@
 //! The device running hyperz-engine's deflate: streams identical for any engine count and
 //! decodable by GNU gzip, Python and our own inflater.
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use hyperz_device::{Device, DeviceConfig, EngineCodec, FaultPlan};
 use hyperz_engine::Format;
+use hyperz_tests::run_tool;
 
 fn text(len: usize) -> Vec<u8> {
     let words = [
@@ -31,22 +30,6 @@ fn device(engines: usize, fault: Option<FaultPlan>) -> Device {
     })
 }
 
-fn pipe(cmd: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(cmd)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect(cmd);
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let feeder = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap().unwrap();
-    assert!(out.status.success(), "{cmd} failed");
-    out.stdout
-}
-
 #[test]
 fn engine_streams_identical_for_one_to_eight_engines_and_standard() {
     let data = text(600_001);
@@ -67,7 +50,7 @@ fn engine_streams_identical_for_one_to_eight_engines_and_standard() {
                 Format::Gzip => "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))",
             };
             assert_eq!(
-                pipe("python3", &["-c", py], &reference),
+                run_tool("python3", &["-c", py], &reference),
                 data,
                 "{format:?} L{level}"
             );
@@ -93,7 +76,7 @@ fn engine_independent_streams_decode_with_gzip_and_python_despite_faults() {
         device(1, None).compress(Format::Gzip, 6, &data)
     );
     assert!(dev.stats().faults > 0);
-    assert_eq!(pipe("gzip", &["-dc"], &reference), data);
+    assert_eq!(run_tool("gzip", &["-dc"], &reference), data);
     let py = "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))";
-    assert_eq!(pipe("python3", &["-c", py], &reference), data);
+    assert_eq!(run_tool("python3", &["-c", py], &reference), data);
 }

@@ -1,10 +1,10 @@
 //! Parallel streams: identical output for any engine count, bounded memory, independent-block
 //! streams readable by GNU gzip and Python, parallel and random-access decoding.
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
 
 use hyperz_device::{member_index, DecodeErrorKind, Device, DeviceConfig, ParallelDeflater};
 use hyperz_engine::Format;
+use hyperz_tests::run_tool;
 
 /// Mixed data: text-like runs and pseudo-random stretches (so the store-raw policy fires too).
 fn sample(len: usize, seed: u32) -> Vec<u8> {
@@ -229,38 +229,22 @@ fn corrupt_independent_members_give_precise_errors() {
     }
 }
 
-fn run(cmd: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(cmd)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect(cmd);
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let feeder = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap().unwrap();
-    assert!(out.status.success(), "{cmd} failed");
-    out.stdout
-}
-
 #[test]
 fn independent_streams_decode_with_gnu_gzip_and_python() {
     let data = sample(500_000, 8);
     let dev = Device::new(small_blocks(2));
     let comp = dev.compress_independent(6, &data);
-    assert_eq!(run("gzip", &["-dc"], &comp), data);
+    assert_eq!(run_tool("gzip", &["-dc"], &comp), data);
     let py = "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))";
-    assert_eq!(run("python3", &["-c", py], &comp), data);
+    assert_eq!(run_tool("python3", &["-c", py], &comp), data);
     // The dependent-block streams are ordinary single streams for every reader too.
     assert_eq!(
-        run("gzip", &["-dc"], &dev.compress(Format::Gzip, 6, &data)),
+        run_tool("gzip", &["-dc"], &dev.compress(Format::Gzip, 6, &data)),
         data
     );
     let pyz = "import zlib,sys; sys.stdout.buffer.write(zlib.decompress(sys.stdin.buffer.read()))";
     assert_eq!(
-        run(
+        run_tool(
             "python3",
             &["-c", pyz],
             &dev.compress(Format::Zlib, 6, &data)

@@ -6,12 +6,11 @@
 #[allow(dead_code)]
 mod zlib;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use hyperz_device::{Device, DeviceConfig, FaultPlan};
 use hyperz_engine::Format;
+use hyperz_tests::run_tool;
 
 fn text(len: usize) -> Vec<u8> {
     let words = [
@@ -37,22 +36,6 @@ fn device(engines: usize, fault: Option<FaultPlan>) -> Device {
     })
 }
 
-fn pipe(cmd: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(cmd)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect(cmd);
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let feeder = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap().unwrap();
-    assert!(out.status.success(), "{cmd} failed");
-    out.stdout
-}
-
 #[test]
 fn real_deflate_streams_are_identical_across_engines_and_standard() {
     let data = text(900_001);
@@ -73,10 +56,14 @@ fn real_deflate_streams_are_identical_across_engines_and_standard() {
             Format::Zlib => "import zlib,sys; sys.stdout.buffer.write(zlib.decompress(sys.stdin.buffer.read()))",
             Format::Gzip => "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))",
         };
-        assert_eq!(pipe("python3", &["-c", py], &reference), data, "{format:?}");
+        assert_eq!(
+            run_tool("python3", &["-c", py], &reference),
+            data,
+            "{format:?}"
+        );
     }
     let gz = device(2, None).compress(Format::Gzip, 6, &data);
-    assert_eq!(pipe("gzip", &["-dc"], &gz), data);
+    assert_eq!(run_tool("gzip", &["-dc"], &gz), data);
 }
 
 #[test]
@@ -86,11 +73,11 @@ fn real_independent_streams_decode_everywhere() {
     let ind = dev.compress_independent(6, &data);
     assert_eq!(ind, device(3, None).compress_independent(6, &data));
     assert_eq!(dev.decompress(Format::Gzip, &ind).unwrap(), data);
-    assert_eq!(pipe("gzip", &["-dc"], &ind), data);
+    assert_eq!(run_tool("gzip", &["-dc"], &ind), data);
     let py = "import gzip,sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))";
-    assert_eq!(pipe("python3", &["-c", py], &ind), data);
+    assert_eq!(run_tool("python3", &["-c", py], &ind), data);
     // An ordinary gzip stream (GNU gzip's) decodes through the sequential fallback.
-    let plain = pipe("gzip", &["-c", "-6"], &data);
+    let plain = run_tool("gzip", &["-c", "-6"], &data);
     assert_eq!(dev.decompress(Format::Gzip, &plain).unwrap(), data);
 }
 
