@@ -10,13 +10,6 @@ use hyperz_engine::format::Format;
 use hyperz_engine::inflate::{Decompressor, Inflater, StreamState};
 use libfuzzer_sys::fuzz_target;
 
-const STRATEGIES: [Strategy; 5] = [
-    Strategy::Default,
-    Strategy::Filtered,
-    Strategy::HuffmanOnly,
-    Strategy::Rle,
-    Strategy::Fixed,
-];
 const FLUSHES: [Flush; 6] = [
     Flush::None,
     Flush::None,
@@ -70,7 +63,7 @@ fuzz_target!(|input: &[u8]| {
         return;
     }
     let level = (input[0] % 13) as u32;
-    let strategy = STRATEGIES[(input[1] % 5) as usize];
+    let strategy = Strategy::ALL[(input[1] % 5) as usize];
     let format = [Format::Raw, Format::Zlib, Format::Gzip][(input[2] % 3) as usize];
     let window_bits = 9 + input[3] % 7;
     let mut seed = u64::from(u16::from_le_bytes([input[4], input[5]])) | 1;

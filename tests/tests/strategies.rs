@@ -35,14 +35,6 @@ fn holds(s: Strategy, b: &Block) -> bool {
     }
 }
 
-const STRATEGIES: [Strategy; 5] = [
-    Strategy::Default,
-    Strategy::Filtered,
-    Strategy::HuffmanOnly,
-    Strategy::Rle,
-    Strategy::Fixed,
-];
-
 fn check(raw: &[u8], data: &[u8], s: Strategy, what: &str) {
     let back = inflate::decompress(Format::Raw, raw).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(back == data, "{what}: decoded differently");
@@ -63,7 +55,7 @@ fn streams_keep_their_strategy_at_every_level() {
     let data = mixed();
     let mut rnd = xorshift(0x9E37_79B9);
     for level in 1..=12u32 {
-        for s in STRATEGIES {
+        for s in Strategy::ALL {
             let what = format!("level {level} {s:?}");
             // Streaming, in random pieces with sync, full, partial and block flushes.
             let p = Params {

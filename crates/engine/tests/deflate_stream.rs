@@ -10,13 +10,6 @@ use hyperz_engine::format::{Format, GzipHeader};
 use proptest::prelude::{any, prop_assert_eq, proptest, ProptestConfig};
 use util::*;
 
-const STRATEGIES: [Strategy; 5] = [
-    Strategy::Default,
-    Strategy::Filtered,
-    Strategy::HuffmanOnly,
-    Strategy::Rle,
-    Strategy::Fixed,
-];
 const FLUSHES: [Flush; 5] = [
     Flush::None,
     Flush::Partial,
@@ -77,7 +70,7 @@ fn random_flushes_every_level_and_strategy() {
     let mut k = 0usize;
     for (_n, data) in &inputs {
         for level in 0..=12u32 {
-            let strategy = STRATEGIES[k % 5];
+            let strategy = Strategy::ALL[k % 5];
             let format = [Format::Raw, Format::Zlib, Format::Gzip][k % 3];
             k += 1;
             let p = Params {
@@ -433,7 +426,7 @@ fn set_params_mid_stream_and_prime() {
             assert_eq!(st.consumed, n);
             out.extend_from_slice(&obuf[..st.produced]);
             pos += n;
-            d.set_params(r.below(13) as u32, STRATEGIES[r.below(5)])
+            d.set_params(r.below(13) as u32, Strategy::ALL[r.below(5)])
                 .unwrap();
         }
         loop {
@@ -475,7 +468,7 @@ proptest! {
             .map(|i| if noise > 0 && r.below(64) < noise { r.next_u64() as u8 } else { pat[i % period] })
             .collect();
         let format = [Format::Raw, Format::Zlib, Format::Gzip][f];
-        let p = Params { level, strategy: STRATEGIES[s], ..Params::default() };
+        let p = Params { level, strategy: Strategy::ALL[s], ..Params::default() };
         let mut d = Deflater::new(format, p).unwrap();
         let z = stream(&mut d, &data, &mut r, true);
         let w = match format { Format::Raw => -15, Format::Zlib => 15, Format::Gzip => 31 };

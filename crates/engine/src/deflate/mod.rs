@@ -62,6 +62,17 @@ pub enum Strategy {
     Fixed,
 }
 
+impl Strategy {
+    /// Every strategy, in zlib's numbering order (0-4).
+    pub const ALL: [Strategy; 5] = [
+        Strategy::Default,
+        Strategy::Filtered,
+        Strategy::HuffmanOnly,
+        Strategy::Rle,
+        Strategy::Fixed,
+    ];
+}
+
 /// zlib's flush modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Flush {
