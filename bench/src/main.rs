@@ -275,7 +275,13 @@ fn run(mut args: Args) -> Result<(), String> {
             .map_err(|e| format!("{}: {e}", p.display()))?;
     }
     if let Some(p) = &args.png {
-        let title = format!("ratio vs compression speed: {corpus} ({mode})");
+        // The roots' last components: whole paths overran the chart's width.
+        let names = roots
+            .iter()
+            .map(|r| r.file_name().unwrap_or(r.as_os_str()).to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let title = format!("ratio vs compression speed: {names} ({mode})");
         if let Some(note) = chart::draw(p, &totals, &title)? {
             println!("note: {note}");
         }
