@@ -357,8 +357,8 @@ fn decompress_stream(
                         }
                         refill(&mut buf, &mut start, &mut end, &mut eof)?;
                     }
-                    let member = buf.get(start..start + len).filter(|_| end - start >= len);
-                    let raw_len = member.and(raw_len.or_else(|| Members::bgzf_raw_len(member?)));
+                    let member = (end - start >= len).then(|| &buf[start..start + len]);
+                    let raw_len = member.and_then(|m| raw_len.or_else(|| Members::bgzf_raw_len(m)));
                     if let (Some(member), Some(raw_len)) = (member, raw_len) {
                         match p.submit(member, raw_len, &mut w)? {
                             None => {

@@ -74,11 +74,7 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
         _ => {}
     }
     let threaded = io_threads(opts);
-    let mut input: Box<dyn Read> = if threaded {
-        Box::new(pipe::ReadAhead::new(stdin))
-    } else {
-        Box::new(stdin.lock())
-    };
+    let mut input = pipe::reader(stdin, threaded);
     let mut out = pipe::Output::new(stdout, threaded, OUT_BUF);
     let progress = Progress::none();
     match opts.mode {
