@@ -1,7 +1,8 @@
 //! CRC-32 (ISO-HDLC, reflected polynomial 0xEDB88320) as used by gzip.
 //!
 //! Portable path: slice-by-8 tables built at compile time. On x86_64 with PCLMULQDQ, buffers of
-//! 64 bytes or more go to the carry-less-multiply kernel in `x86.rs`.
+//! 64 bytes or more go to the carry-less-multiply kernels in `x86.rs` (256-bit ones from 256
+//! bytes where the CPU has VPCLMULQDQ).
 #![forbid(unsafe_code)]
 
 /// The reflected CRC-32 polynomial.

@@ -1,6 +1,7 @@
 //! x86_64 checksum kernels: CRC-32 by carry-less multiplication (PCLMULQDQ folding, Intel's
 //! "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ", the constants the Linux
-//! kernel's `crc32-pclmul` uses for the reflected gzip polynomial) and Adler-32 with AVX2.
+//! kernel's `crc32-pclmul` uses for the reflected gzip polynomial), on 256-bit registers where
+//! the CPU has VPCLMULQDQ, and Adler-32 with AVX2.
 //!
 //! Each kernel is a `#[target_feature]` function, so it is only sound to call on a CPU that has
 //! the feature; the safe wrappers [`crc32`] and [`adler32`] check that at run time (the standard
@@ -15,6 +16,9 @@ use super::crc32::crc32_portable;
 
 /// Buffers shorter than this are not worth the vector set-up.
 const MIN_LEN: usize = 64;
+/// Buffers at least this long go to the 256-bit kernel when the CPU has it (its loop folds
+/// 128 bytes per step and needs two steps' worth to start).
+const WIDE_MIN_LEN: usize = 256;
 
 /// CRC-32 of `data` continuing from `crc` (zlib convention), or `None` if the CPU lacks
 /// PCLMULQDQ or SSE4.1.
@@ -27,10 +31,40 @@ pub(crate) fn crc32(crc: u32, data: &[u8]) -> Option<u32> {
         return None;
     }
     let bulk = data.len() & !15;
-    // SAFETY: the features the kernel is compiled for were detected just above, and it reads
-    // only within `data[..bulk]` (`bulk >= 64`, a multiple of 16).
-    let reg = unsafe { crc32_fold(!crc, &data[..bulk]) };
+    let reg = if bulk >= WIDE_MIN_LEN && has_wide_clmul() {
+        // SAFETY: VPCLMULQDQ and AVX2 (and the 128-bit features, above) were detected, and the
+        // kernel reads only within `data[..bulk]` (`bulk >= 256`, a multiple of 16).
+        unsafe { crc32_fold_wide(!crc, &data[..bulk]) }
+    } else {
+        // SAFETY: the features the kernel is compiled for were detected just above, and it
+        // reads only within `data[..bulk]` (`bulk >= 64`, a multiple of 16).
+        unsafe { crc32_fold(!crc, &data[..bulk]) }
+    };
     Some(crc32_portable(!reg, &data[bulk..]))
+}
+
+/// The CPU folds 256-bit registers (VPCLMULQDQ with AVX2).
+#[inline]
+fn has_wide_clmul() -> bool {
+    is_x86_feature_detected!("vpclmulqdq") && is_x86_feature_detected!("avx2")
+}
+
+/// x^(128+32) and x^(128-32) mod P (low, high), for folding one 128-bit lane into the next.
+macro_rules! k3k4 {
+    () => {
+        _mm_set_epi64x(0x0_ccaa_009e, 0x1_7519_97d0)
+    };
+}
+
+/// Carry-less products of `x`'s low and high halves with `k`'s, xored: `x` moved forward by
+/// the distance `k` was computed for.
+macro_rules! fold {
+    ($x:expr, $k:expr) => {
+        _mm_xor_si128(
+            _mm_clmulepi64_si128::<0x00>($x, $k),
+            _mm_clmulepi64_si128::<0x11>($x, $k),
+        )
+    };
 }
 
 /// Folds 16-byte lanes of `data` (`len >= 64`, a multiple of 16) into the CRC register `reg`
@@ -40,14 +74,7 @@ unsafe fn crc32_fold(reg: u32, data: &[u8]) -> u32 {
     debug_assert!(data.len() >= 64 && data.len().is_multiple_of(16));
     // x^(4*128+32) and x^(4*128-32) mod P, for folding 512 bits at a time (low, high).
     let k1k2 = _mm_set_epi64x(0x1_c6e4_1596, 0x1_5444_2bd4);
-    // x^(128+32) and x^(128-32) mod P, for folding 128 bits.
-    let k3k4 = _mm_set_epi64x(0x0_ccaa_009e, 0x1_7519_97d0);
-    // x^64 mod P, for the last 64-to-32-bit step.
-    let k5 = _mm_set_epi64x(0, 0x1_63cd_6124);
-    // P' (the polynomial with its implicit bit) and mu = floor(x^64 / P), for Barrett.
-    let poly_mu = _mm_set_epi64x(0x1_f701_1641, 0x1_db71_0641);
-    let mask32 = _mm_set_epi32(0, 0, 0, -1);
-
+    let k3k4 = k3k4!();
     // Macros rather than closures, so the intrinsics are compiled with this function's
     // target features on every supported compiler.
     macro_rules! load {
@@ -55,14 +82,6 @@ unsafe fn crc32_fold(reg: u32, data: &[u8]) -> u32 {
         // unaligned.
         ($i:expr) => {
             _mm_loadu_si128(data.as_ptr().add($i).cast())
-        };
-    }
-    macro_rules! fold {
-        ($x:expr, $k:expr) => {
-            _mm_xor_si128(
-                _mm_clmulepi64_si128::<0x00>($x, $k),
-                _mm_clmulepi64_si128::<0x11>($x, $k),
-            )
         };
     }
 
@@ -78,12 +97,89 @@ unsafe fn crc32_fold(reg: u32, data: &[u8]) -> u32 {
         x3 = _mm_xor_si128(fold!(x3, k1k2), load!(pos + 48));
         pos += 64;
     }
-    // Four lanes into one, then the remaining 16-byte lanes one at a time.
+    // Four lanes into one, then the rest.
     let mut x = _mm_xor_si128(fold!(x0, k3k4), x1);
     x = _mm_xor_si128(fold!(x, k3k4), x2);
     x = _mm_xor_si128(fold!(x, k3k4), x3);
+    // SAFETY: this function's features are the callee's; `pos` is a multiple of 16 within
+    // `data`.
+    unsafe { crc32_finish(x, data, pos) }
+}
+
+/// [`crc32_fold`] on 256-bit registers, for `data.len() >= 256` (a multiple of 16): four
+/// registers of two lanes each fold 128 bytes per step, twice the bytes per instruction of the
+/// 128-bit kernel. Zen 3, 4 KiB / 64 KiB / 4 MiB buffers, best of 5: 8.3 / 8.8 / 10.9 GB/s ->
+/// 23.0 / 24.5 / 24.3; eight registers (256 bytes per step) measured the same, interleaved.
+#[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,sse2,sse4.1")]
+unsafe fn crc32_fold_wide(reg: u32, data: &[u8]) -> u32 {
+    debug_assert!(data.len() >= WIDE_MIN_LEN && data.len().is_multiple_of(16));
+    // x^(8*128+32) and x^(8*128-32) mod P in each 128-bit half: a lane moves forward by the
+    // 128 bytes of a step.
+    let k = _mm256_set_epi64x(0x1_4a7f_e880, 0x1_e88e_f372, 0x1_4a7f_e880, 0x1_e88e_f372);
+    macro_rules! load {
+        // Every offset used is a multiple of 16 with `offset + 32 <= data.len()`; the load is
+        // unaligned.
+        ($i:expr) => {
+            _mm256_loadu_si256(data.as_ptr().add($i).cast())
+        };
+    }
+    macro_rules! fold256 {
+        ($y:expr) => {
+            _mm256_xor_si256(
+                _mm256_clmulepi64_epi128::<0x00>($y, k),
+                _mm256_clmulepi64_epi128::<0x11>($y, k),
+            )
+        };
+    }
+    let first = _mm256_set_m128i(_mm_setzero_si128(), _mm_cvtsi32_si128(reg as i32));
+    let mut y0 = _mm256_xor_si256(load!(0), first);
+    let mut y1 = load!(32);
+    let mut y2 = load!(64);
+    let mut y3 = load!(96);
+    let mut pos = 128;
+    while pos + 128 <= data.len() {
+        y0 = _mm256_xor_si256(fold256!(y0), load!(pos));
+        y1 = _mm256_xor_si256(fold256!(y1), load!(pos + 32));
+        y2 = _mm256_xor_si256(fold256!(y2), load!(pos + 64));
+        y3 = _mm256_xor_si256(fold256!(y3), load!(pos + 96));
+        pos += 128;
+    }
+    // The eight lanes, in stream order, into one.
+    let k3k4 = k3k4!();
+    let mut x = _mm256_castsi256_si128(y0);
+    for next in [
+        _mm256_extracti128_si256::<1>(y0),
+        _mm256_castsi256_si128(y1),
+        _mm256_extracti128_si256::<1>(y1),
+        _mm256_castsi256_si128(y2),
+        _mm256_extracti128_si256::<1>(y2),
+        _mm256_castsi256_si128(y3),
+        _mm256_extracti128_si256::<1>(y3),
+    ] {
+        x = _mm_xor_si128(fold!(x, k3k4), next);
+    }
+    // SAFETY: this function's features include the callee's; `pos` is a multiple of 16 within
+    // `data`.
+    unsafe { crc32_finish(x, data, pos) }
+}
+
+/// Folds the 16-byte lanes of `data[pos..]` (a multiple of 16 bytes) into the lane `x`, then
+/// reduces it to the 32-bit CRC register.
+#[inline]
+#[target_feature(enable = "pclmulqdq,sse2,sse4.1")]
+unsafe fn crc32_finish(mut x: __m128i, data: &[u8], mut pos: usize) -> u32 {
+    let k3k4 = k3k4!();
+    // x^64 mod P, for the last 64-to-32-bit step.
+    let k5 = _mm_set_epi64x(0, 0x1_63cd_6124);
+    // P' (the polynomial with its implicit bit) and mu = floor(x^64 / P), for Barrett.
+    let poly_mu = _mm_set_epi64x(0x1_f701_1641, 0x1_db71_0641);
+    let mask32 = _mm_set_epi32(0, 0, 0, -1);
     while pos < data.len() {
-        x = _mm_xor_si128(fold!(x, k3k4), load!(pos));
+        // `pos + 16 <= data.len()` (both multiples of 16); the load is unaligned.
+        x = _mm_xor_si128(
+            fold!(x, k3k4),
+            _mm_loadu_si128(data.as_ptr().add(pos).cast()),
+        );
         pos += 16;
     }
     // 128 to 64 bits (multiplying in 32 zero bits), then 64 to 32.
@@ -160,4 +256,38 @@ unsafe fn hsum(v: __m256i) -> u32 {
     let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
     let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
     _mm_cvtsi128_si32(s) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both CRC kernels, called directly (the dispatcher sends long buffers only to the wide
+    /// one where the CPU has it), against the portable code at every multiple of 16 they take,
+    /// from a few starting values: every count of whole steps and leftover lanes.
+    #[test]
+    fn each_crc_kernel_matches_portable() {
+        if !is_x86_feature_detected!("pclmulqdq") || !is_x86_feature_detected!("sse4.1") {
+            return;
+        }
+        let data: Vec<u8> = (0..2048u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        for start in [0u32, 0xffff_ffff, 0x1234_5678] {
+            for n in (MIN_LEN..=data.len()).step_by(16) {
+                let d = &data[..n];
+                let want = crc32_portable(start, d);
+                // SAFETY: the features were detected above; `n >= 64` is a multiple of 16.
+                assert_eq!(!unsafe { crc32_fold(!start, d) }, want, "128-bit, len {n}");
+                if n >= WIDE_MIN_LEN && has_wide_clmul() {
+                    // SAFETY: as above, with the wide features detected and `n >= 256`.
+                    assert_eq!(
+                        !unsafe { crc32_fold_wide(!start, d) },
+                        want,
+                        "wide, len {n}"
+                    );
+                }
+            }
+        }
+    }
 }
