@@ -84,8 +84,9 @@ impl SymBuf {
         self.lit_freq[b as usize] += 1;
         self.obs[lit_obs(b)] += 1;
     }
-    /// Records a run of literals (the parser's unsearched stretches in incompressible data):
-    /// the counters are summed in registers and added once.
+    /// Records a run of literals (the parsers' unsearched stretches in incompressible data):
+    /// the symbols are appended in one extend and the observation counts summed locally and
+    /// added once.
     #[inline(never)]
     pub fn lits(&mut self, bytes: &[u8]) {
         self.syms.extend(bytes.iter().map(|&b| b as u32));
