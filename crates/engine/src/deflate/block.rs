@@ -25,21 +25,15 @@ pub struct SymBuf {
     pub lit_freq: [u32; 288],
     /// Distance symbol frequencies.
     pub dist_freq: [u32; 30],
-    /// Symbols since the splitter last looked, by its observation type (see `split.rs`).
-    pub obs: [u32; OBS_TYPES],
-    /// Length of `syms` when `obs` was last emptied: every symbol adds one observation, so
-    /// `obs` holds [`SymBuf::obs_total`] of them.
+    /// `lit_freq` when the splitter last looked: the symbols since then are the difference
+    /// (see [`SymBuf::obs`]).
+    pub obs_base: [u32; 286],
+    /// Length of `syms` when the splitter last looked.
     pub obs_from: usize,
 }
 
 /// Observation types of the block splitter: eight for literals, short and long matches.
 pub const OBS_TYPES: usize = 10;
-
-/// A literal's observation type: its top two bits and its lowest bit (libdeflate's choice).
-#[inline(always)]
-fn lit_obs(b: u8) -> usize {
-    (((b >> 5) & 6) | (b & 1)) as usize
-}
 
 impl Default for SymBuf {
     fn default() -> Self {
@@ -47,7 +41,7 @@ impl Default for SymBuf {
             syms: Vec::new(),
             lit_freq: [0; 288],
             dist_freq: [0; 30],
-            obs: [0; OBS_TYPES],
+            obs_base: [0; 286],
             obs_from: 0,
         }
     }
@@ -59,7 +53,7 @@ impl SymBuf {
         self.syms.clear();
         self.lit_freq = [0; 288];
         self.dist_freq = [0; 30];
-        self.obs = [0; OBS_TYPES];
+        self.obs_base = [0; 286];
         self.obs_from = 0;
     }
     /// Drops the symbols before index `from`; `lf` and `df` count the ones that stay (the
@@ -69,10 +63,38 @@ impl SymBuf {
         self.lit_freq = *lf;
         self.lit_freq[256] = 0;
         self.dist_freq = *df;
-        self.obs = [0; OBS_TYPES];
+        self.look();
+    }
+    /// The symbols recorded since the splitter last looked, counted by its observation type
+    /// (see `split.rs`). They are found from the symbol counts when it looks, once per 512
+    /// symbols or so, rather than counted as each symbol is recorded: the same output, level 1
+    /// about 5% faster on the corpus (per file, interleaved runs: 134.1 -> 140.9 MB/s) and
+    /// 0.78x the time on random bytes.
+    pub fn obs(&self) -> [u32; OBS_TYPES] {
+        let mut obs = [0u32; OBS_TYPES];
+        let d = |i: usize| self.lit_freq[i].wrapping_sub(self.obs_base[i]);
+        // A literal's type is its top two bits and its lowest bit: sixty-four byte values in a
+        // row share the top bits, and alternate in the lowest.
+        for q in 0..4 {
+            let (mut even, mut odd) = (0u32, 0u32);
+            for b in (64 * q..64 * q + 64).step_by(2) {
+                even = even.wrapping_add(d(b));
+                odd = odd.wrapping_add(d(b + 1));
+            }
+            obs[2 * q] = even;
+            obs[2 * q + 1] = odd;
+        }
+        // Lengths 3-8 are symbols 257-262.
+        obs[8] = (257..263).map(d).fold(0, u32::wrapping_add);
+        obs[9] = (263..286).map(d).fold(0, u32::wrapping_add);
+        obs
+    }
+    /// The splitter has looked: the next observations start here.
+    pub fn look(&mut self) {
+        self.obs_base = self.lit_freq[..286].try_into().unwrap();
         self.obs_from = self.syms.len();
     }
-    /// Observations in `obs`: the symbols recorded since it was last emptied.
+    /// Observations since the splitter last looked: the symbols recorded since then.
     #[inline(always)]
     pub fn obs_total(&self) -> u32 {
         (self.syms.len() - self.obs_from) as u32
@@ -82,21 +104,14 @@ impl SymBuf {
     pub fn lit(&mut self, b: u8) {
         self.syms.push(b as u32);
         self.lit_freq[b as usize] += 1;
-        self.obs[lit_obs(b)] += 1;
     }
     /// Records a run of literals (the parsers' unsearched stretches in incompressible data):
-    /// the symbols are appended in one extend and the observation counts summed locally and
-    /// added once.
+    /// the symbols are appended in one extend.
     #[inline(never)]
     pub fn lits(&mut self, bytes: &[u8]) {
         self.syms.extend(bytes.iter().map(|&b| b as u32));
-        let mut obs = [0u32; 8];
         for &b in bytes {
             self.lit_freq[b as usize] += 1;
-            obs[lit_obs(b)] += 1;
-        }
-        for (o, n) in self.obs.iter_mut().zip(obs) {
-            *o += n;
         }
     }
     /// Records a match (3 <= len <= 258, 1 <= dist <= 32768).
@@ -109,7 +124,6 @@ impl SymBuf {
             .push(MATCH_FLAG | (ds as u32) << DIST_SYM_SHIFT | len << 16 | dist);
         self.lit_freq[257 + ls] += 1;
         self.dist_freq[ds] += 1;
-        self.obs[8 + (len >= 9) as usize] += 1;
     }
 }
 
@@ -454,6 +468,67 @@ fn rle_lengths(lens: &[u8], out: &mut Vec<(u8, u8)>) {
             }
             for _ in 0..run {
                 out.push((l, 0));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SymBuf, OBS_TYPES};
+    use crate::deflate::matchfind::xorshift;
+
+    /// A literal's observation type, as libdeflate's splitter counts it: its top two bits and
+    /// its lowest bit.
+    fn lit_type(b: u8) -> usize {
+        (((b >> 5) & 6) | (b & 1)) as usize
+    }
+
+    /// A match's observation type: shorter than 9, or not.
+    fn match_type(len: u32) -> usize {
+        8 + (len >= 9) as usize
+    }
+
+    /// The counts found from the symbol counts equal the symbols counted one by one since the
+    /// last look, across looks, runs of literals, `keep` and `clear`.
+    #[test]
+    fn observations_are_the_symbols_since_the_last_look() {
+        let mut rnd = xorshift(0x2545_F491_4F6C_DD1D);
+        let mut sb = SymBuf::default();
+        let mut want = [0u32; OBS_TYPES];
+        for round in 0..2000 {
+            match rnd() % 8 {
+                0..=3 => {
+                    let b = rnd() as u8;
+                    sb.lit(b);
+                    want[lit_type(b)] += 1;
+                }
+                4 => {
+                    let bytes: Vec<u8> = (0..rnd() % 70).map(|_| rnd() as u8).collect();
+                    sb.lits(&bytes);
+                    for &b in &bytes {
+                        want[lit_type(b)] += 1;
+                    }
+                }
+                5 | 6 => {
+                    let len = 3 + (rnd() % 256) as u32;
+                    sb.matched(len, 1 + (rnd() % 32768) as u32);
+                    want[match_type(len)] += 1;
+                }
+                _ => {
+                    assert_eq!(sb.obs(), want, "round {round}");
+                    assert_eq!(sb.obs_total(), want.iter().sum::<u32>());
+                    match rnd() % 4 {
+                        0 => sb.clear(),
+                        1 => {
+                            let (lf, df) = (sb.lit_freq, sb.dist_freq);
+                            sb.keep(sb.syms.len() / 2, &lf, &df);
+                        }
+                        _ => sb.look(),
+                    }
+                    want = [0; OBS_TYPES];
+                    assert_eq!(sb.obs(), want);
+                }
             }
         }
     }

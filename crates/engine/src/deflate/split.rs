@@ -2,10 +2,10 @@
 //! whose speed cannot pay for choosing blocks by cost (`plan.rs`, levels 2-12).
 //!
 //! Every 512 symbols or so the splitter compares the distribution of the symbols since its last
-//! look, counted as they are recorded (`SymBuf::obs`) by libdeflate's observation types (a
-//! literal's top two bits and lowest bit, a short or a long match), with the distribution of
-//! the block so far. When the L1 distance of
-//! the normalised histograms, plus a bias that grows by 1/512 per 4 KiB of block (a long block
+//! look, by libdeflate's observation types (a literal's top two bits and lowest bit, a short or
+//! a long match), with the distribution of the block so far. Those counts are not kept per
+//! symbol: they follow from the symbol counts the block needs anyway (`SymBuf::obs`). When the
+//! L1 distance of the normalised histograms, plus a bias that grows by 1/512 per 4 KiB of block (a long block
 //! has paid for its header many times over), is large, the data has changed character and one
 //! Huffman code would fit both halves badly, so the block ends. Blocks shorter than
 //! `MIN_BLOCK_BYTES` are never split so that the stored-block fallback keeps its overhead inside
@@ -45,7 +45,7 @@ impl Splitter {
     /// Compares the observations `sb` collected since the last look (at least [`WINDOW`]) with
     /// the block's; returns whether the block should end here. If not, they join the block's.
     pub fn should_split(&mut self, sb: &mut SymBuf, block_bytes: usize, rest: usize) -> bool {
-        let recent = sb.obs;
+        let recent = sb.obs();
         let w = sb.obs_total() as u64;
         let mut split = false;
         if self.block_total >= 2 * WINDOW
@@ -64,8 +64,7 @@ impl Splitter {
                 *b += r;
             }
             self.block_total += sb.obs_total();
-            sb.obs = [0; OBS_TYPES];
-            sb.obs_from = sb.syms.len();
+            sb.look();
         }
         split
     }
