@@ -324,6 +324,24 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         self.next = self.next.max(to);
     }
 
+    /// Inserts every `stride`-th position from `self.next` up to `to` (exclusive), of those with
+    /// four readable bytes, starting with the first; the rest are never inserted.
+    #[inline(always)]
+    pub fn insert_sparse<const LONG: bool, const SHORT: bool>(
+        &mut self,
+        buf: &[u8],
+        to: usize,
+        stride: usize,
+    ) {
+        let lim = to.min(buf.len().saturating_sub(3));
+        let mut q = self.next;
+        while q < lim {
+            self.put::<LONG, SHORT>(q, word(buf, q));
+            q += stride;
+        }
+        self.next = self.next.max(to);
+    }
+
     /// Best match at `pos` longer than `best` (returns (len, dist); len <= best means none).
     /// Inserts positions up to and including `pos`.
     ///
