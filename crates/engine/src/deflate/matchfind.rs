@@ -358,6 +358,25 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         nice: usize,
         max_dist: usize,
     ) -> (usize, usize) {
+        self.find_rep::<LONG, SHORT>(buf, pos, best, depth, nice, max_dist, 0)
+    }
+
+    /// [`Chains::find`], trying distance `rep` (unless 0) before the chain: a match that
+    /// reached the longest length goes on at its distance where the data repeats (a copy of a
+    /// stretch, a run), and there the chain may not hold the position that continues it (see
+    /// `insert_sparse`). The walk is skipped when `rep` gives `nice` bytes.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn find_rep<const LONG: bool, const SHORT: bool>(
+        &mut self,
+        buf: &[u8],
+        pos: usize,
+        best: usize,
+        depth: u32,
+        nice: usize,
+        max_dist: usize,
+        rep: usize,
+    ) -> (usize, usize) {
         let end = buf.len();
         if pos + 4 > end {
             self.insert_to::<LONG, SHORT>(buf, pos);
@@ -420,18 +439,28 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         // link, which points to an older position, so the walk needs no test for reused slots.
         let cutoff = pos.saturating_sub(max_dist.min(mask));
         let mut depth = depth;
+        if rep != 0 && rep <= pos && pos - rep >= cutoff {
+            let l = match_len(buf, pos - rep, pos, max);
+            if l > best_len {
+                best_len = l;
+                best_dist = rep;
+                if l >= nice {
+                    depth = 0;
+                }
+            }
+        }
         'walk: loop {
+            // Each candidate costs one unit of depth; the walk stops when none is left, checked
+            // after each miss (decrement and test together) and here, before the walk starts or
+            // resumes after a hit (or when `rep` gave `nice` bytes, perhaps all there are).
+            if depth == 0 {
+                break;
+            }
             // Quick reject, as libdeflate does: a longer match must agree on the four bytes
             // ending where it would end (while there is none, on the first three). `tails[i..]`
             // is `buf[i + off..]`, so for `c < pos` the load needs no bounds check.
             let off = best_len.max(3) - 3;
             let tails = &buf[off..pos + off + 4];
-            // Each candidate costs one unit of depth; the walk stops when none is left, checked
-            // after each miss (decrement and test together) and here, before the walk starts or
-            // resumes after a hit.
-            if depth == 0 {
-                break;
-            }
             macro_rules! next_hit {
                 ($m:expr) => {{
                     let want = load32(tails, pos) & $m;

@@ -3,10 +3,11 @@
 //! The segment is cut into windows of `WINDOW` bytes. For each window every position's
 //! candidate matches (each longer than all closer ones) are collected from deep hash-chain
 //! searches; positions inside a match of `nice` length or more are only inserted, not searched.
-//! Every other position is searched, also in data that looks incompressible (the greedy and
-//! lazy tiers step over such stretches): the skipped positions' matches cost 1.2% on a PDF
-//! with compressed streams (paper-100k: 1.250 against 1.265 at level 12), and random data
-//! still goes through at 20-30 MB/s.
+//! Every other position is searched, also in data that looks incompressible to a run of
+//! misses (the greedy and lazy tiers step over such stretches): the skipped positions' matches
+//! cost 1.2% on a PDF with compressed streams (paper-100k: 1.250 against 1.265 at level 12).
+//! Only a window that follows one whose parse found (almost) no matches is searched sparsely
+//! (`QUIET_SHARE`), which that PDF never triggers.
 //! Then a backward dynamic program picks, for every position, the literal or (length,
 //! distance) that minimises the total bit cost to the window end, trying every length a
 //! candidate allows. Symbols are priced by their information content (in 1/16 bits) in the
@@ -24,6 +25,7 @@
 use crate::deflate::bt::Bt;
 use crate::deflate::ctx::Ctx;
 use crate::deflate::huffman::log2_x16;
+use crate::deflate::matchfind::{match_len, MAX_MATCH};
 use crate::deflate::minlen;
 use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
 
@@ -33,6 +35,24 @@ use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
 /// 4.149 / 4.151 / 4.146 / 4.130; L12 3.680 / 3.682 / 3.682 / 3.681, 4.181 / 4.188 / 4.186 /
 /// 4.163. The speed does not change.
 const WINDOW: usize = 32768;
+/// A window whose parse covers at most 1/`QUIET_SHARE` of its bytes with matches is quiet
+/// (incompressible data: random bytes get a few short matches the prices favour). The next
+/// window then searches and inserts only every `QUIET_STRIDE`-th position, until one of them
+/// finds a match of `QUIET_END` bytes or more (the data has changed), and is quiet in turn if
+/// its parse is. On 4 MB of random bytes, paired alternating runs: level 10 0.55x the time
+/// (best 26.8 -> 38.2 MB/s), level 12 0.62x (18.2 -> 39.5; libdeflate -12 did 34 on such
+/// data in the harness). Per-file corpus bytes at levels 10 / 12: 3005930 -> 3005918 /
+/// 3000774 -> 3000770 (with the distance check below); a 67 MB tar of /usr/bin 27262448 ->
+/// 27262447 / 27196787 -> 27196785. The skipped positions are not in the trees, so a later
+/// copy of a quiet stretch is found only at every eighth position at first; after a match of
+/// `nice` bytes or more the next position also tries that match's distance, which carries
+/// the copy on (16 KiB copied after 32 KiB of random bytes costs 128 bytes, as when every
+/// position was searched; 566 without the check).
+const QUIET_SHARE: usize = 64;
+/// See [`QUIET_SHARE`].
+const QUIET_STRIDE: usize = 8;
+/// See [`QUIET_SHARE`]: random bytes almost never give a match this long.
+const QUIET_END: usize = 8;
 /// Price of a symbol the previous pass did not use (its code would be long).
 const UNUSED_COST: u32 = 13;
 /// Extra passes over a stream's first window, which starts from static prices. Per-file
@@ -122,6 +142,8 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let mut cost: Vec<u32> = Vec::new();
     let mut choice: Vec<(u16, u16)> = Vec::new();
     let mut w0 = start;
+    // The last window's parse was almost all literals.
+    let mut quiet = false;
     while w0 < buf.len() {
         let w1 = (w0 + WINDOW).min(buf.len());
         let n = w1 - w0;
@@ -129,10 +151,42 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
         matches.clear();
         first.clear();
         let mut p = w0;
+        // After a quiet window only every `QUIET_STRIDE`-th position is searched (and
+        // inserted), until one finds a match of `QUIET_END` bytes or more.
+        let mut skip_mask = if quiet { QUIET_STRIDE - 1 } else { 0 };
+        // The distance of the last match of `nice` bytes or more, if it ended here.
+        let mut rep = 0usize;
         while p < w1 {
             first.push(matches.len() as u32);
-            let long = mf.advance::<true>(buf, p, w1, depth, nice, max_dist, &mut matches);
+            if (p - w0) & skip_mask != 0 {
+                mf.next = p + 1;
+                p += 1;
+                continue;
+            }
+            let at = matches.len();
+            let mut long = mf.advance::<true>(buf, p, w1, depth, nice, max_dist, &mut matches);
+            if rep != 0 {
+                // Right after a match of `nice` bytes or more: its distance, which goes on
+                // where the data repeats, though the trees may not hold the position that
+                // continues it (the quiet windows' skipped positions).
+                let have = if matches.len() > at {
+                    matches[matches.len() - 1].0
+                } else {
+                    0
+                };
+                let rec_max = (w1 - p).min(buf.len() - p).min(MAX_MATCH);
+                let l = match_len(buf, p - rep, p, rec_max);
+                if l >= 4 && l > have as usize {
+                    matches.push((l as u16, rep as u16));
+                    long = long.max(l);
+                }
+                rep = 0;
+            }
+            if long >= QUIET_END {
+                skip_mask = 0;
+            }
             if long >= nice {
+                rep = matches[matches.len() - 1].1 as usize;
                 let skip_to = (p + long).min(w1);
                 for _ in p + 1..skip_to {
                     first.push(matches.len() as u32);
@@ -211,6 +265,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
         ctx.costs = Some(model);
         // 3. Emit the chosen path.
         let mut i = 0;
+        let mut matched = 0;
         while i < n {
             let (l, d) = choice[i];
             if l == 0 {
@@ -219,9 +274,11 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
             } else {
                 ctx.sb.matched(l as u32, d as u32);
                 i += l as usize;
+                matched += l as usize;
             }
             ctx.sym_done(buf, w0 + i);
         }
+        quiet = matched * QUIET_SHARE <= n;
         w0 = w1;
     }
     ctx.bt = Some(mf);
