@@ -1,13 +1,13 @@
 //! Near-optimal parsing (levels 10-12), in the spirit of libdeflate's near-optimal compressor.
 //!
 //! The segment is cut into windows of `WINDOW` bytes. For each window every position's
-//! candidate matches (each longer than all closer ones) are collected from deep hash-chain
-//! searches; positions inside a match of `nice` length or more are only inserted, not searched.
-//! Every other position is searched, also in data that looks incompressible to a run of
-//! misses (the greedy and lazy tiers step over such stretches): the skipped positions' matches
-//! cost 1.2% on a PDF with compressed streams (paper-100k: 1.250 against 1.265 at level 12).
-//! Only a window that follows one whose parse found (almost) no matches is searched sparsely
-//! (`QUIET_SHARE`), which that PDF never triggers.
+//! candidate matches (each longer than all closer ones) are collected from deep binary-tree
+//! searches (`bt.rs`); positions inside a match of `nice` length or more are only inserted,
+//! not searched. Every other position is searched, also in data that looks incompressible to
+//! a run of misses (the greedy and lazy tiers step over such stretches): the skipped
+//! positions' matches cost 1.2% on a PDF with compressed streams (paper-100k: 1.250 against
+//! 1.265 at level 12). Only a window that follows one whose parse found (almost) no matches
+//! is searched sparsely (`QUIET_SHARE`), which that PDF never triggers.
 //! Then a backward dynamic program picks, for every position, the literal or (length,
 //! distance) that minimises the total bit cost to the window end, trying every length a
 //! candidate allows. Symbols are priced by their information content (in 1/16 bits) in the
@@ -49,8 +49,9 @@ const WINDOW: usize = 32768;
 /// the copy on (16 KiB copied after 32 KiB of random bytes costs 128 bytes, as when every
 /// position was searched; 566 without the check).
 const QUIET_SHARE: usize = 64;
-/// See [`QUIET_SHARE`].
+/// See [`QUIET_SHARE`]. A power of two: the positions searched are picked with a mask.
 const QUIET_STRIDE: usize = 8;
+const _: () = assert!(QUIET_STRIDE.is_power_of_two());
 /// See [`QUIET_SHARE`]: random bytes almost never give a match this long.
 const QUIET_END: usize = 8;
 /// Price of a symbol the previous pass did not use (its code would be long).
