@@ -29,7 +29,7 @@ const MISS_LIMIT: usize = 64;
 /// 28319302 -> 28320364. Hashing none of them lost 0.9% on paper-100k.pdf. A later copy of
 /// such a stretch is found late (at a searched position whose counterpart was hashed), then
 /// carried on by the distance check after each match of the longest length
-/// ([`Chains::find_rep`]): 16 KiB copied after 32 KiB of random bytes costs 575 bytes (179 with
+/// ([`Chains::find`]): 16 KiB copied after 32 KiB of random bytes costs 575 bytes (179 with
 /// every position hashed, 718 without the check).
 const SKIP_STRIDE: usize = 8;
 
@@ -127,8 +127,7 @@ fn parse<
     // The distance of a match of the longest length that ends at `p` (0 if none).
     let mut rep = 0usize;
     while p < end {
-        let (mut l, mut d) =
-            mf.find_rep::<LONG, SHORT>(buf, p, min - 1, depth, nice, max_dist, rep);
+        let (mut l, mut d) = mf.find::<LONG, SHORT>(buf, p, min - 1, depth, nice, max_dist, rep);
         rep = 0;
         if !accept(l, d) {
             // After MISS_LIMIT searches without a match the data looks incompressible: step
@@ -148,7 +147,7 @@ fn parse<
         while AHEAD > 0 && l < lazy_max && p + 1 < end {
             // A shallower search suffices to beat a match in hand, shallower still a good one.
             let dd = if l >= good { depth / 4 } else { depth / 2 };
-            let (l2, d2) = mf.find::<LONG, SHORT>(buf, p + 1, l - 1, dd.max(1), nice, max_dist);
+            let (l2, d2) = mf.find::<LONG, SHORT>(buf, p + 1, l - 1, dd.max(1), nice, max_dist, 0);
             if l2 >= l && accept(l2, d2) && gain(l, d, l2, d2) > 2 {
                 ctx.sb.lit(buf[p]);
                 p += 1;
@@ -161,8 +160,15 @@ fn parse<
             // look cost 1-11% of level 6's time (median 3%, interleaved runs) and gained
             // nothing (ratio 2.5353 -> 2.5359 without it).
             if AHEAD > 1 && l > 3 && p + 2 < end {
-                let (l3, d3) =
-                    mf.find::<LONG, SHORT>(buf, p + 2, l - 1, (depth / 4).max(1), nice, max_dist);
+                let (l3, d3) = mf.find::<LONG, SHORT>(
+                    buf,
+                    p + 2,
+                    l - 1,
+                    (depth / 4).max(1),
+                    nice,
+                    max_dist,
+                    0,
+                );
                 if l3 >= l && accept(l3, d3) && gain(l, d, l3, d3) > 6 {
                     ctx.sb.lit(buf[p]);
                     ctx.sb.lit(buf[p + 1]);
