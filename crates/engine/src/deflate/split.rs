@@ -5,9 +5,9 @@
 //! look, by libdeflate's observation types (a literal's top two bits and lowest bit, a short or
 //! a long match), with the distribution of the block so far. Those counts are not kept per
 //! symbol: they follow from the symbol counts the block needs anyway (`SymBuf::obs`). When the
-//! L1 distance of the normalised histograms, plus a bias that grows by 1/512 per 4 KiB of block (a long block
-//! has paid for its header many times over), is large, the data has changed character and one
-//! Huffman code would fit both halves badly, so the block ends. Blocks shorter than
+//! L1 distance of the normalised histograms, plus a bias that grows by 1/512 per 4 KiB of
+//! block (a long block has paid for its header many times over), is large, the data has
+//! changed character and one Huffman code would fit both halves badly, so the block ends. Blocks shorter than
 //! `MIN_BLOCK_BYTES` are never split so that the stored-block fallback keeps its overhead inside
 //! the size bound, and neither is a block with less than `MIN_TAIL_BYTES` of its segment left
 //! (libdeflate's rule): a short last block rarely pays for its header.

@@ -170,14 +170,9 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
                 // Right after a match of `nice` bytes or more: its distance, which goes on
                 // where the data repeats, though the trees may not hold the position that
                 // continues it (the quiet windows' skipped positions).
-                let have = if matches.len() > at {
-                    matches[matches.len() - 1].0
-                } else {
-                    0
-                };
-                let rec_max = (w1 - p).min(buf.len() - p).min(MAX_MATCH);
-                let l = match_len(buf, p - rep, p, rec_max);
-                if l >= 4 && l > have as usize {
+                let have = matches[at..].last().map_or(0, |m| m.0 as usize);
+                let l = match_len(buf, p - rep, p, (w1 - p).min(MAX_MATCH));
+                if l >= 4 && l > have {
                     matches.push((l as u16, rep as u16));
                     long = long.max(l);
                 }
