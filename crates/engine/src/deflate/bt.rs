@@ -35,7 +35,7 @@ use std::hint::select_unpredictable;
 #[derive(Clone)]
 pub struct Bt {
     head: Vec<u32>,
-    child: Vec<u32>,
+    child: Box<[u32; CHILD]>,
     head3: Vec<u32>,
     mask: usize,
     /// Next position to insert.
@@ -43,6 +43,15 @@ pub struct Bt {
     /// Also report the latest length-3 match (set before [`Bt::reset`]).
     pub hash3: bool,
 }
+
+/// Child slots: two per position of the largest (32 KiB) window, whatever the window (the
+/// trees exist at levels 10-12 only). The walk masks its indices to the array, which leaves it
+/// no bounds checks, nor the array's length to keep in a register: level 10 1-3% faster, the
+/// same output (median per-file time ratio, both walks in one binary alternating file by
+/// file: 0.97 with the new one as the second code path, 0.99 as the first).
+const CHILD: usize = 2 << 15;
+/// Mask of a child slot index.
+const SLOT_MASK: usize = CHILD - 1;
 
 /// log2 of the number of tree roots.
 const HASH_BITS: u32 = 16;
@@ -64,10 +73,13 @@ fn hash3(v: u32) -> usize {
 impl Bt {
     /// Trees for a window of `1 << window_bits`.
     pub fn new(window_bits: u8) -> Bt {
-        let w = 1usize << window_bits;
+        let w = 1usize << window_bits.min(15);
         Bt {
             head: vec![0; 1 << HASH_BITS],
-            child: vec![0; 2 * w],
+            child: vec![0; CHILD]
+                .into_boxed_slice()
+                .try_into()
+                .expect("CHILD slots"),
             head3: Vec::new(),
             mask: w - 1,
             next: 0,
@@ -144,7 +156,9 @@ impl Bt {
         let mut cur = self.head[h] as usize;
         self.head[h] = pos as u32 + 1;
         let mask = self.mask;
-        let child = &mut self.child[..];
+        let child = &mut *self.child;
+        // Every slot index is below `CHILD` (a position's two slots, `2 * (p & mask) + 0/1`);
+        // the masks below only tell the compiler so.
         let slot = 2 * (pos & mask);
         let (mut pend_lt, mut pend_gt) = (slot, slot + 1);
         let (mut lt_len, mut gt_len) = (0usize, 0usize);
@@ -152,14 +166,14 @@ impl Bt {
         let mut depth = depth;
         loop {
             if cur <= cutoff || depth == 0 {
-                child[pend_lt] = 0;
-                child[pend_gt] = 0;
+                child[pend_lt & SLOT_MASK] = 0;
+                child[pend_gt & SLOT_MASK] = 0;
                 return if best > 3 { best } else { 0 };
             }
             let c = cur - 1;
             let cs = 2 * (c & mask);
             // The children are loaded while the bytes are compared (one cache line).
-            let pair: [u32; 2] = child[cs..cs + 2].try_into().unwrap();
+            let pair = [child[cs & SLOT_MASK], child[(cs + 1) & SLOT_MASK]];
             let known = lt_len.min(gt_len);
             let (more, lt) = match_len_order(buf, c + known, pos + known, max - known);
             let len = known + more;
@@ -169,8 +183,8 @@ impl Bt {
                 out.push((best as u16, (pos - c) as u16));
             }
             if len >= nice {
-                child[pend_lt] = pair[0];
-                child[pend_gt] = pair[1];
+                child[pend_lt & SLOT_MASK] = pair[0];
+                child[pend_gt & SLOT_MASK] = pair[1];
                 return if best > 3 { best } else { 0 };
             }
             // The candidate goes to the side it sorts to, and the walk follows it there.
@@ -179,7 +193,7 @@ impl Bt {
             // compared words gave (no byte read again): L10-12 8-9% faster than branching on
             // a byte comparison (either change alone: flat, +3-5%).
             let pend = select_unpredictable(lt, pend_lt, pend_gt);
-            child[pend] = cur as u32;
+            child[pend & SLOT_MASK] = cur as u32;
             pend_lt = select_unpredictable(lt, cs + 1, pend_lt);
             pend_gt = select_unpredictable(lt, pend_gt, cs);
             lt_len = select_unpredictable(lt, len, lt_len);
