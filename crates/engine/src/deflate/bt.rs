@@ -76,7 +76,8 @@ fn hash3(v: u32) -> usize {
 }
 
 impl Bt {
-    /// Trees for a window of `1 << window_bits`.
+    /// Trees for a window of `1 << window_bits` (at most 32 KiB: the masked child slots
+    /// hold no more).
     pub fn new(window_bits: u8) -> Bt {
         let w = 1usize << window_bits.min(15);
         Bt {
