@@ -82,10 +82,7 @@ impl Bt {
         let w = 1usize << window_bits.min(15);
         Bt {
             head: vec![0; 1 << HASH_BITS],
-            child: vec![0; CHILD]
-                .into_boxed_slice()
-                .try_into()
-                .expect("CHILD slots"),
+            child: matchfind::table(),
             found: Box::new([(0, 0); FOUND]),
             head3: Vec::new(),
             mask: w - 1,

@@ -199,9 +199,10 @@ pub const SMALL_SEGMENT: usize = 1 << 12;
 pub type SmallChains =
     Chains<{ SMALL_SEGMENT / 2 }, SMALL_SEGMENT, { (SMALL_SEGMENT / 2) >> SHORT_SHIFT }>;
 
-/// A zeroed fixed-size table on the heap. The tables have compile-time sizes and are indexed
-/// with masked values, so the compiler drops the bounds checks from the chain walk.
-fn table<const N: usize>() -> Box<[u32; N]> {
+/// A zeroed fixed-size table on the heap (built there, not on the stack). The tables have
+/// compile-time sizes and are indexed with masked values, so the compiler drops the bounds
+/// checks from the chain walk (and the binary trees' walk, `bt.rs`).
+pub(super) fn table<const N: usize>() -> Box<[u32; N]> {
     vec![0u32; N]
         .into_boxed_slice()
         .try_into()

@@ -7,10 +7,11 @@
 //! symbol: they follow from the symbol counts the block needs anyway (`SymBuf::obs`). When the
 //! L1 distance of the normalised histograms, plus a bias that grows by 1/512 per 4 KiB of
 //! block (a long block has paid for its header many times over), is large, the data has
-//! changed character and one Huffman code would fit both halves badly, so the block ends. Blocks shorter than
-//! `MIN_BLOCK_BYTES` are never split so that the stored-block fallback keeps its overhead inside
-//! the size bound, and neither is a block with less than `MIN_TAIL_BYTES` of its segment left
-//! (libdeflate's rule): a short last block rarely pays for its header.
+//! changed character and one Huffman code would fit both halves badly, so the block ends.
+//! Blocks shorter than `MIN_BLOCK_BYTES` are never split so that the stored-block fallback
+//! keeps its overhead inside the size bound, and neither is a block with less than
+//! `MIN_TAIL_BYTES` of its segment left (libdeflate's rule): a short last block rarely pays
+//! for its header.
 //!
 //! Tuning, L6 ratio on the sample / on the large and Snappy corpora: nibble buckets, threshold
 //! 200/1000, no bias (the earlier splitter) 3.858 / 3.355; these buckets, bias and 175: 3.883 /

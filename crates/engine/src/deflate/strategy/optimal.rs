@@ -25,7 +25,7 @@
 use crate::deflate::bt::Bt;
 use crate::deflate::ctx::Ctx;
 use crate::deflate::huffman::log2_x16;
-use crate::deflate::matchfind::{match_len, MAX_MATCH};
+use crate::deflate::matchfind::{match_len, table, MAX_MATCH};
 use crate::deflate::minlen;
 use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
 
@@ -144,10 +144,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     // capacity test and grow call) in the loop around the inlined tree walk, levels 10-12 run
     // 4-7% faster (same output; median per-file time ratio, both versions in one binary
     // alternating file by file, either as the second code path).
-    let mut first: Box<[u32; WINDOW + 1]> = vec![0; WINDOW + 1]
-        .into_boxed_slice()
-        .try_into()
-        .expect("a window's entries");
+    let mut first: Box<[u32; WINDOW + 1]> = table();
     let mut cost: Vec<u32> = Vec::new();
     let mut choice: Vec<(u16, u16)> = Vec::new();
     let mut w0 = start;
