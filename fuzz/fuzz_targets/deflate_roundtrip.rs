@@ -44,7 +44,9 @@ fn decode_streamed(format: Format, z: &[u8], piece: usize) -> Vec<u8> {
     let (mut got, mut pos) = (Vec::new(), 0);
     loop {
         let end = (pos + piece).min(z.len());
-        let st = inf.inflate(&z[pos..end], &mut out).expect("streamed decode");
+        let st = inf
+            .inflate(&z[pos..end], &mut out)
+            .expect("streamed decode");
         pos += st.consumed;
         got.extend_from_slice(&out[..st.produced]);
         match st.state {
@@ -111,9 +113,14 @@ fuzz_target!(|input: &[u8]| {
         }
     }
     assert_eq!(decode(format, &z), data);
-    let own = Decompressor::new(format).decompress(&z).expect("hyperz decode");
+    let own = Decompressor::new(format)
+        .decompress(&z)
+        .expect("hyperz decode");
     assert!(own.data == data, "hyperz's decoder disagrees");
-    assert!(decode_streamed(format, &z, 1 + rnd(4096)) == data, "streamed decode disagrees");
+    assert!(
+        decode_streamed(format, &z, 1 + rnd(4096)) == data,
+        "streamed decode disagrees"
+    );
     // The whole-buffer path never exceeds the bound callers size their buffers by.
     let whole = compress(format, data, level);
     assert!(whole.len() <= compress_bound(format, data.len()));

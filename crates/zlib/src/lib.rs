@@ -29,5 +29,5 @@ pub mod types;
 
 pub use checksum::*;
 
-#[cfg(not(test))]
+#[cfg(all(not(test), feature = "symver"))]
 include!(concat!(env!("OUT_DIR"), "/symver.rs"));

@@ -36,7 +36,9 @@ int hz_gzvprintf(void *file, const char *format, va_list va) {
     free(buf);
     return len;
 }
+#ifndef HZ_NO_SYMVER
 __asm__(".symver hz_gzvprintf, gzvprintf@@ZLIB_1.2.7.1");
+#endif
 
 /* Exported as gzprintf by a jump in printf.rs, so it stays unversioned as in zlib. */
 int hz_c_gzprintf(void *file, const char *format, ...) {

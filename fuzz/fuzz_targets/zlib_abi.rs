@@ -1,0 +1,388 @@
+//! Fuzz target: the zlib C entry points of `libz.so` (crate `hyperz-zlib`), called in-process so
+//! the sanitizer sees the ABI layer's unsafe code.
+//!
+//! Round trip (first byte even): bytes compressed through `deflateInit2_`/`deflate` with an
+//! arbitrary level, windowBits (raw, zlib, gzip), memLevel and strategy, an optional preset
+//! dictionary, and a data-chosen schedule of input and output pieces, flushes, `deflateParams`
+//! changes and `deflateCopy` hand-overs; then decompressed through `inflateInit2_`/`inflate`
+//! (explicit or automatic container detection, `inflateSetDictionary`, its own schedule of
+//! pieces and flushes, `inflateCopy` hand-overs) and by miniz_oxide, an independent decoder;
+//! both must give the bytes back. Every return code must be one zlib allows at that point, and
+//! a call that returns `Z_BUF_ERROR` must have made no progress.
+//!
+//! Arbitrary bytes (first byte odd): into `inflate` in data-chosen pieces with data-chosen
+//! flushes. It may fail but not panic, hang or disagree with the engine's whole-buffer
+//! decoder: a stream `inflate` ends must decode to the same bytes there, and one it rejects
+//! must be rejected there too.
+#![no_main]
+
+use core::ffi::{c_int, c_uint};
+use hyperz_engine::inflate::{Decompressor, ErrorKind};
+use hyperz_engine::Format;
+use hyperz_zlib::deflate_api::*;
+use hyperz_zlib::inflate_api::*;
+use hyperz_zlib::types::*;
+use libfuzzer_sys::fuzz_target;
+
+/// Output beyond this is not decoded (bounds the fuzzer's memory).
+const LIMIT: usize = 1 << 22;
+/// Calls in a row without progress that `inflate` may make with input and output space: a
+/// `Z_BLOCK` or `Z_TREES` stop at a block boundary and one after its header need no input.
+const IDLE: u32 = 3;
+
+/// A deterministic pseudo-random sequence (xorshift64) seeded by the fuzz input.
+struct Rnd(u64);
+
+impl Rnd {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// A piece size from 1 up to `max`, small ones as likely as large ones.
+    fn piece(&mut self, max: usize) -> usize {
+        let bits = self.next() % 17;
+        1 + (self.next() as usize & ((1usize << bits) - 1)) % max.max(1)
+    }
+}
+
+/// A fresh stream on the heap: the library ties its state to the `z_stream`'s address.
+fn new_stream() -> Box<z_stream> {
+    // SAFETY: `z_stream` is plain C data for which all zeros (null pointers, no allocator
+    // functions) is the state zlib asks callers to initialise it to.
+    Box::new(unsafe { core::mem::zeroed() })
+}
+
+fn size() -> c_int {
+    core::mem::size_of::<z_stream>() as c_int
+}
+
+/// Points the stream at `input` and `out` (both live across the following call).
+fn set_io(z: &mut z_stream, input: &[u8], out: &mut [u8]) {
+    z.next_in = input.as_ptr();
+    z.avail_in = input.len() as c_uint;
+    z.next_out = out.as_mut_ptr();
+    z.avail_out = out.len() as c_uint;
+}
+
+/// What a compression run used: its container, window and dictionary.
+struct Made {
+    format: Format,
+    wbits: c_int,
+    dict: Option<Vec<u8>>,
+    stream: Vec<u8>,
+}
+
+fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
+    let level = (params[0] % 11) as c_int - 1;
+    let wbits = 9 + (params[1] % 7) as c_int;
+    let format = match (params[1] >> 3) % 3 {
+        0 => Format::Raw,
+        1 => Format::Zlib,
+        _ => Format::Gzip,
+    };
+    let wb_arg = match format {
+        Format::Raw => -wbits,
+        Format::Zlib => wbits,
+        Format::Gzip => wbits + 16,
+    };
+    let mem_level = 1 + (params[2] % 9) as c_int;
+    let strategy = (params[2] / 9 % 5) as c_int;
+    let mut z = new_stream();
+    // SAFETY: a zeroed stream and zlib's version string (the contract of deflateInit2_).
+    let r = unsafe {
+        deflateInit2_(
+            &mut *z,
+            level,
+            Z_DEFLATED,
+            wb_arg,
+            mem_level,
+            strategy,
+            ZLIB_VERSION.as_ptr(),
+            size(),
+        )
+    };
+    assert_eq!(
+        r, Z_OK,
+        "deflateInit2_({level}, {wb_arg}, {mem_level}, {strategy})"
+    );
+    let dict = (params[3] & 1 != 0 && format != Format::Gzip && !payload.is_empty()).then(|| {
+        let n = 1 + (params[3] as usize >> 1) % payload.len().min(300);
+        payload[..n].to_vec()
+    });
+    if let Some(d) = &dict {
+        // SAFETY: a live deflate stream and a dictionary buffer of the given length.
+        let r = unsafe { deflateSetDictionary(&mut *z, d.as_ptr(), d.len() as c_uint) };
+        assert_eq!(r, Z_OK, "deflateSetDictionary");
+    }
+    let flushes = [
+        Z_NO_FLUSH,
+        Z_NO_FLUSH,
+        Z_PARTIAL_FLUSH,
+        Z_SYNC_FLUSH,
+        Z_FULL_FLUSH,
+        Z_BLOCK,
+    ];
+    let mut plain = true;
+    let mut stream = Vec::new();
+    let mut pos = 0;
+    // Once a Z_FINISH is asked for, every call asks for it, with all the input left.
+    let mut finishing = false;
+    for _ in 0..1_000_000 {
+        finishing |= pos == payload.len() || rnd.next() % 64 == 0;
+        if !finishing && rnd.next() % 32 == 0 {
+            let (l, s) = ((rnd.next() % 11) as c_int - 1, (rnd.next() % 5) as c_int);
+            let mut out = vec![0u8; rnd.piece(1 << 12)];
+            set_io(&mut z, &[], &mut out);
+            // SAFETY: a live deflate stream whose buffers are `out` and an empty input.
+            let r = unsafe { deflateParams(&mut *z, l, s) };
+            assert!(r == Z_OK || r == Z_BUF_ERROR, "deflateParams returned {r}");
+            stream.extend_from_slice(&out[..out.len() - z.avail_out as usize]);
+            plain = false;
+        }
+        if rnd.next() % 64 == 0 {
+            let mut copy = new_stream();
+            // SAFETY: a zeroed destination and a live deflate stream.
+            assert_eq!(
+                unsafe { deflateCopy(&mut *copy, &mut *z) },
+                Z_OK,
+                "deflateCopy"
+            );
+            // SAFETY: the original, a live stream, is ended and dropped; the copy goes on.
+            let r = unsafe { deflateEnd(&mut *z) };
+            // zlib's answer for a stream ended before it finished (output discarded).
+            assert!(
+                r == Z_OK || r == Z_DATA_ERROR,
+                "deflateEnd of the original returned {r}"
+            );
+            z = copy;
+        }
+        let n_in = if finishing {
+            payload.len() - pos
+        } else {
+            rnd.piece(payload.len() - pos)
+        };
+        let flush = if finishing {
+            Z_FINISH
+        } else {
+            flushes[(rnd.next() % 6) as usize]
+        };
+        plain &= flush == Z_NO_FLUSH || flush == Z_FINISH;
+        let input = &payload[pos..pos + n_in];
+        let mut out = vec![0u8; rnd.piece(1 << 16)];
+        set_io(&mut z, input, &mut out);
+        // SAFETY: a live deflate stream whose buffers are `input` and `out`.
+        let r = unsafe { deflate(&mut *z, flush) };
+        let used = n_in - z.avail_in as usize;
+        let made = out.len() - z.avail_out as usize;
+        pos += used;
+        stream.extend_from_slice(&out[..made]);
+        match r {
+            Z_OK => {}
+            Z_BUF_ERROR => assert!(used == 0 && made == 0, "Z_BUF_ERROR after progress"),
+            Z_STREAM_END => {
+                assert!(
+                    flush == Z_FINISH && pos == payload.len(),
+                    "Z_STREAM_END before the end"
+                );
+                assert_eq!(z.total_in as usize, payload.len(), "total_in");
+                assert_eq!(z.total_out as usize, stream.len(), "total_out");
+                if plain && dict.is_none() {
+                    // SAFETY: a live deflate stream.
+                    let bound = unsafe { deflateBound(&mut *z, payload.len() as _) } as usize;
+                    assert!(
+                        stream.len() <= bound,
+                        "{} bytes above deflateBound {bound}",
+                        stream.len()
+                    );
+                }
+                // SAFETY: a live deflate stream, ended once.
+                assert_eq!(unsafe { deflateEnd(&mut *z) }, Z_OK, "deflateEnd");
+                return Made {
+                    format,
+                    wbits,
+                    dict,
+                    stream,
+                };
+            }
+            _ => panic!("deflate({flush}) returned {r}"),
+        }
+    }
+    panic!("deflate did not finish");
+}
+
+/// Inflates `input` through the C entry points with windowBits `wb_arg` and a schedule from
+/// `rnd`; returns the code that ended the run (`Z_STREAM_END`, an error, `Z_NEED_DICT` without
+/// a dictionary to give, or `Z_BUF_ERROR` when the input ran out) and the output.
+fn inflate_all(
+    input: &[u8],
+    wb_arg: c_int,
+    dict: Option<&[u8]>,
+    rnd: &mut Rnd,
+) -> (c_int, Vec<u8>) {
+    let mut z = new_stream();
+    // SAFETY: a zeroed stream and zlib's version string.
+    let r = unsafe { inflateInit2_(&mut *z, wb_arg, ZLIB_VERSION.as_ptr(), size()) };
+    assert_eq!(r, Z_OK, "inflateInit2_({wb_arg})");
+    if let (Some(d), true) = (dict, wb_arg < 0) {
+        // SAFETY: a live inflate stream and a dictionary buffer of the given length.
+        let r = unsafe { inflateSetDictionary(&mut *z, d.as_ptr(), d.len() as c_uint) };
+        assert_eq!(r, Z_OK, "inflateSetDictionary (raw)");
+    }
+    let flushes = [
+        Z_NO_FLUSH,
+        Z_NO_FLUSH,
+        Z_SYNC_FLUSH,
+        Z_FINISH,
+        Z_BLOCK,
+        Z_TREES,
+    ];
+    let (mut got, mut pos, mut idle) = (Vec::new(), 0, 0);
+    let end = loop {
+        if rnd.next() % 64 == 0 {
+            let mut copy = new_stream();
+            // SAFETY: a zeroed destination and a live inflate stream.
+            assert_eq!(
+                unsafe { inflateCopy(&mut *copy, &mut *z) },
+                Z_OK,
+                "inflateCopy"
+            );
+            // SAFETY: the original is ended and dropped; the copy goes on.
+            assert_eq!(unsafe { inflateEnd(&mut *z) }, Z_OK);
+            z = copy;
+        }
+        let n_in = rnd.piece(input.len() - pos).min(input.len() - pos);
+        let flush = flushes[(rnd.next() % 6) as usize];
+        let chunk = &input[pos..pos + n_in];
+        let mut out = vec![0u8; rnd.piece(1 << 16)];
+        set_io(&mut z, chunk, &mut out);
+        // SAFETY: a live inflate stream whose buffers are `chunk` and `out`.
+        let r = unsafe { inflate(&mut *z, flush) };
+        let used = n_in - z.avail_in as usize;
+        let made = out.len() - z.avail_out as usize;
+        pos += used;
+        got.extend_from_slice(&out[..made]);
+        assert_eq!(z.total_out as usize, got.len(), "total_out");
+        idle = if used == 0 && made == 0 { idle + 1 } else { 0 };
+        match r {
+            Z_OK => assert!(idle <= IDLE, "inflate made no progress {idle} times"),
+            Z_BUF_ERROR => {
+                // With Z_FINISH, zlib says Z_BUF_ERROR for any call that does not end the
+                // stream; otherwise only for one that could make no progress.
+                assert!(
+                    flush == Z_FINISH || (used == 0 && made == 0),
+                    "Z_BUF_ERROR after progress"
+                );
+                // Out of input: a few calls more, as a Z_BLOCK or Z_TREES stop can be one
+                // without progress (zlib's too).
+                if pos == input.len() && idle > IDLE {
+                    break Z_BUF_ERROR;
+                }
+                assert!(idle <= IDLE, "inflate made no progress {idle} times");
+            }
+            Z_NEED_DICT => {
+                // Arbitrary bytes can ask for one too.
+                let Some(d) = dict else { break r };
+                assert_eq!(
+                    z.adler,
+                    hyperz_engine::checksum::adler32(1, d) as _,
+                    "dictionary id"
+                );
+                // SAFETY: a live inflate stream and a dictionary buffer of the given length.
+                let r = unsafe { inflateSetDictionary(&mut *z, d.as_ptr(), d.len() as c_uint) };
+                assert_eq!(r, Z_OK, "inflateSetDictionary");
+            }
+            Z_STREAM_END | Z_DATA_ERROR => break r,
+            _ => panic!("inflate({flush}) returned {r}"),
+        }
+        if got.len() > LIMIT {
+            break Z_MEM_ERROR;
+        }
+    };
+    if end == Z_STREAM_END {
+        assert_eq!(z.total_in as usize, pos, "total_in");
+    }
+    // SAFETY: a live inflate stream, ended once.
+    assert_eq!(unsafe { inflateEnd(&mut *z) }, Z_OK, "inflateEnd");
+    (end, got)
+}
+
+/// miniz_oxide's decoding of a stream made without a dictionary.
+fn independent(format: Format, z: &[u8]) -> Vec<u8> {
+    match format {
+        Format::Raw => miniz_oxide::inflate::decompress_to_vec(z).expect("miniz raw"),
+        Format::Zlib => miniz_oxide::inflate::decompress_to_vec_zlib(z).expect("miniz zlib"),
+        Format::Gzip => {
+            // deflateInit2_ writes the default ten-byte header.
+            assert_eq!(&z[..3], &[0x1f, 0x8b, 8]);
+            miniz_oxide::inflate::decompress_to_vec(&z[10..z.len() - 8]).expect("miniz gzip")
+        }
+    }
+}
+
+fn round_trip(data: &[u8]) {
+    if data.len() < 6 {
+        return;
+    }
+    let mut rnd = Rnd(u64::from_le_bytes([data[4], data[5], 1, 2, 3, 4, 5, 6]) | 1);
+    let payload = &data[6..];
+    let m = compress(&data[..4], payload, &mut rnd);
+    if m.dict.is_none() {
+        assert!(
+            independent(m.format, &m.stream) == payload,
+            "miniz_oxide disagrees"
+        );
+    }
+    let auto = rnd.next() % 2 == 0;
+    let wb_arg = match m.format {
+        Format::Raw => -m.wbits.max(if rnd.next() % 2 == 0 { 15 } else { 0 }),
+        Format::Zlib if auto => 32 + 15,
+        Format::Zlib => {
+            if rnd.next() % 2 == 0 {
+                0
+            } else {
+                m.wbits.max(9)
+            }
+        }
+        Format::Gzip if auto => 32 + m.wbits,
+        Format::Gzip => 16 + m.wbits,
+    };
+    let (end, got) = inflate_all(&m.stream, wb_arg, m.dict.as_deref(), &mut rnd);
+    assert_eq!(end, Z_STREAM_END, "inflate ended with {end}");
+    assert!(got == payload, "inflate gave other bytes");
+}
+
+fn arbitrary(data: &[u8]) {
+    if data.len() < 3 {
+        return;
+    }
+    let mut rnd = Rnd(u64::from_le_bytes([data[1], data[2], 9, 8, 7, 6, 5, 4]) | 1);
+    let (format, wb_arg) = match (data[0] >> 1) % 3 {
+        0 => (Format::Raw, -15),
+        1 => (Format::Zlib, 15),
+        _ => (Format::Gzip, 31),
+    };
+    let input = &data[3..];
+    let (end, got) = inflate_all(input, wb_arg, None, &mut rnd);
+    let whole = Decompressor::new(format)
+        .multi_member(false)
+        .allow_trailing(true)
+        .with_limit(LIMIT)
+        .decompress(input);
+    match (end, whole) {
+        (_, Err(e)) if e.kind == ErrorKind::OutputLimitExceeded => {}
+        (Z_STREAM_END, Ok(w)) => assert!(w.data == got, "inflate and the engine disagree"),
+        (Z_STREAM_END, Err(e)) => panic!("inflate ended a stream the engine rejects: {e:?}"),
+        (Z_DATA_ERROR, Ok(_)) => panic!("inflate rejected a stream the engine decodes"),
+        _ => {}
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    match data.first() {
+        Some(b) if b & 1 == 0 => round_trip(&data[1..]),
+        Some(_) => arbitrary(data),
+        None => {}
+    }
+});
