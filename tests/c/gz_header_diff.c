@@ -5,7 +5,8 @@
  * without its zero). Each line gives the header bytes written, inflate's return code and
  * every gz_header field, buffers included; then a zlib stream read as raw and as zlib only
  * (inflateGetHeader: Z_STREAM_ERROR), as gzip only (not gzip: done = -1, then the error) and
- * with automatic detection (done = -1).
+ * with automatic detection (done = -1); last, a stream given no header right after one given
+ * a name and a comment (zlib's default header).
  *
  * Built once against the system zlib.h; run with the system libz and with ours preloaded, the
  * two transcripts must be identical (tests/tests/zlib_header.rs). Only header bytes are
@@ -135,5 +136,21 @@ int main(void) {
         printf("zlib stream, windowBits %d: get %d inflate %d done %d\n", wbits, get, ret, h.done);
         inflateEnd(&s);
     }
+    /* A stream given no header, right after one given a name and a comment on this thread:
+     * zlib's default header (nothing of the first stream's may carry over to the second). */
+    int hlen;
+    member(buf, sizeof buf, 8 | 16, 5, 5, 0, &hlen);
+    z_stream s;
+    memset(&s, 0, sizeof s);
+    deflateInit2(&s, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
+    const char *msg = "hello hello hello hello";
+    s.next_in = (unsigned char *)msg;
+    s.avail_in = (unsigned)strlen(msg);
+    s.next_out = buf;
+    s.avail_out = sizeof buf;
+    printf(" then a stream without a header: deflate %d", deflate(&s, Z_FINISH));
+    deflateEnd(&s);
+    hex("header", buf, 10);
+    printf("\n");
     return 0;
 }

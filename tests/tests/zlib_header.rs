@@ -1,9 +1,10 @@
 //! zlib's gzip header calls in the drop-in, against the system zlib: `tests/c/gz_header_diff.c`
 //! writes members with every mix of header fields through deflateSetHeader and reads them
 //! back through inflateGetHeader (windowBits 31 and 47, whole and a byte at a time, caller
-//! buffers from 0 to 100 bytes), printing the header bytes written and every field read. It
-//! is compiled once against the system `zlib.h` and run with the system libz and with ours
-//! preloaded; the transcripts must be identical.
+//! buffers from 0 to 100 bytes), printing the header bytes written and every field read, and
+//! then writes a stream without a header right after one with fields. It is compiled once
+//! against the system `zlib.h` and run with the system libz and with ours preloaded; the
+//! transcripts must be identical.
 
 use hyperz_tests::dropin::{cc, same_transcript, scratch};
 use hyperz_tests::repo_root;
@@ -21,5 +22,10 @@ fn gzip_header_fields_match_system_zlib() {
     assert!(
         want.contains("name[616263646577]"),
         "a name cut to its buffer"
+    );
+    // The default header (no name, time 0, OS 3) for a stream after one with fields.
+    assert!(
+        want.contains("then a stream without a header: deflate 1 header[1f8b0800000000000003]"),
+        "the default header after a stream with fields"
     );
 }

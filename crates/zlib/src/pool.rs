@@ -34,9 +34,12 @@ pub fn take_deflater(format: Format, params: Params) -> Option<Box<Deflater>> {
         .flatten()
 }
 
-/// Returns a compressor to this thread's pool (reset first).
+/// Returns a compressor to this thread's pool (reset first, and without the gzip header its
+/// stream was given: the next stream to take it may have none, and must not write another
+/// stream's name, comment or time).
 pub fn give_deflater(format: Format, params: Params, mut d: Box<Deflater>) {
     d.reset();
+    d.clear_gzip_header();
     let _ = DEFLATERS.try_with(|p| {
         let mut p = p.borrow_mut();
         if p.len() >= KEEP {

@@ -95,6 +95,12 @@ impl Deflater {
         self.gzhead = Some(h);
     }
 
+    /// Forgets the fields [`Deflater::set_gzip_header`] set ([`Deflater::reset`] keeps them,
+    /// as zlib's `deflateReset` does): the next stream gets the default header.
+    pub fn clear_gzip_header(&mut self) {
+        self.gzhead = None;
+    }
+
     /// Compresses as much of `input` into `output` as possible (zlib's deflate()).
     pub fn deflate(
         &mut self,
