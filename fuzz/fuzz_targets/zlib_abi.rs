@@ -3,17 +3,26 @@
 //!
 //! Round trip (first byte even): bytes compressed through `deflateInit2_`/`deflate` with an
 //! arbitrary level, windowBits (raw, zlib, gzip), memLevel and strategy, an optional preset
-//! dictionary, and a data-chosen schedule of input and output pieces, flushes, `deflateParams`
-//! changes and `deflateCopy` hand-overs; then decompressed through `inflateInit2_`/`inflate`
-//! (explicit or automatic container detection, `inflateSetDictionary`, its own schedule of
-//! pieces and flushes, `inflateCopy` hand-overs) and by miniz_oxide, an independent decoder;
-//! both must give the bytes back. Every return code must be one zlib allows at that point, and
-//! a call that returns `Z_BUF_ERROR` must have made no progress.
+//! dictionary or gzip header (`deflateSetHeader`), and a data-chosen schedule of input and
+//! output pieces, flushes, `deflateParams` changes, `deflateCopy` hand-overs,
+//! `deflateGetDictionary` reads and `deflatePending` queries; streams of 512 bytes or more go to the parallel engines. Then
+//! decompressed through `inflateInit2_`/`inflate` (explicit or automatic container detection,
+//! `inflateSetDictionary`, `inflateGetHeader` into buffers of random sizes, its own schedule
+//! of pieces and flushes, `inflateCopy` hand-overs, `inflateGetDictionary` reads), raw streams
+//! also through `inflateBack`, and by miniz_oxide, an independent decoder: all must give the
+//! bytes back, and the header fields as set, cut to their buffers as zlib cuts them. Every
+//! return code must be one zlib allows at that point, a call that returns `Z_BUF_ERROR` must
+//! have made no progress (unless it asked for `Z_FINISH`), and a dictionary read must be a
+//! tail of what went through.
 //!
 //! Arbitrary bytes (first byte odd): into `inflate` in data-chosen pieces with data-chosen
-//! flushes. It may fail but not panic, hang or disagree with the engine's whole-buffer
-//! decoder: a stream `inflate` ends must decode to the same bytes there, and one it rejects
-//! must be rejected there too.
+//! flushes (and raw ones into `inflateBack`). They may fail but not panic, hang or disagree
+//! with the engine's whole-buffer decoder: a stream they end must decode to the same bytes
+//! there, and one they reject must be rejected there too. A quarter of the runs go on past
+//! damage with `inflateSync` instead, where only the return codes are checked.
+//!
+//! The streams of one run share the library's per-thread pools of compressors and decoders,
+//! so state one stream leaves in them is seen by the next (as a gzip header was, once).
 #![no_main]
 
 use core::ffi::{c_int, c_uint};
@@ -23,6 +32,14 @@ use hyperz_zlib::deflate_api::*;
 use hyperz_zlib::inflate_api::*;
 use hyperz_zlib::types::*;
 use libfuzzer_sys::fuzz_target;
+
+#[path = "zlib_abi/back.rs"]
+mod back;
+#[path = "zlib_abi/header.rs"]
+mod header;
+
+use back::inflate_back;
+use header::{c_string, gzip_header_len, Head, HeadBufs};
 
 /// Output beyond this is not decoded (bounds the fuzzer's memory).
 const LIMIT: usize = 1 << 22;
@@ -66,11 +83,12 @@ fn set_io(z: &mut z_stream, input: &[u8], out: &mut [u8]) {
     z.avail_out = out.len() as c_uint;
 }
 
-/// What a compression run used: its container, window and dictionary.
+/// What a compression run used: its container, window, dictionary and gzip header.
 struct Made {
     format: Format,
     wbits: c_int,
     dict: Option<Vec<u8>>,
+    head: Option<Head>,
     stream: Vec<u8>,
 }
 
@@ -116,6 +134,40 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
         let r = unsafe { deflateSetDictionary(&mut *z, d.as_ptr(), d.len() as c_uint) };
         assert_eq!(r, Z_OK, "deflateSetDictionary");
     }
+    let head = (params[3] & 1 != 0 && format == Format::Gzip).then(|| Head::random(rnd));
+    // The structure and its strings stay alive until the stream ends (zlib's contract).
+    let (mut extra, name, comment) = match &head {
+        Some(h) => (
+            h.extra.clone(),
+            h.name.as_deref().map(c_string),
+            h.comment.as_deref().map(c_string),
+        ),
+        None => (None, None, None),
+    };
+    // SAFETY: gz_header is plain C data; zeros are valid for every field.
+    let mut gz: Box<gz_header> = Box::new(unsafe { core::mem::zeroed() });
+    if let Some(h) = &head {
+        gz.text = h.text as c_int;
+        gz.time = h.time as _;
+        gz.os = h.os as c_int;
+        if let Some(x) = &mut extra {
+            (gz.extra, gz.extra_len) = (x.as_mut_ptr(), x.len() as c_uint);
+        }
+        gz.name = name
+            .as_ref()
+            .map_or(core::ptr::null_mut(), |v| v.as_ptr() as *mut u8);
+        gz.comment = comment
+            .as_ref()
+            .map_or(core::ptr::null_mut(), |v| v.as_ptr() as *mut u8);
+        gz.hcrc = h.hcrc as c_int;
+        // SAFETY: a live deflate stream before its first deflate call, and a header whose
+        // buffers outlive the stream.
+        assert_eq!(
+            unsafe { deflateSetHeader(&mut *z, &mut *gz) },
+            Z_OK,
+            "deflateSetHeader"
+        );
+    }
     let flushes = [
         Z_NO_FLUSH,
         Z_NO_FLUSH,
@@ -157,6 +209,31 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
                 "deflateEnd of the original returned {r}"
             );
             z = copy;
+        }
+        if rnd.next() % 16 == 0 {
+            // The window: a tail of the dictionary and the input taken so far, at most 32 KiB
+            // (the buffer's size, which zlib says is always enough: ASan sees any write past it).
+            let mut d = vec![0u8; 32768];
+            let mut n: c_uint = 0;
+            // SAFETY: a live deflate stream, a 32 KiB buffer and a length to write.
+            let r = unsafe { deflateGetDictionary(&mut *z, d.as_mut_ptr(), &mut n) };
+            assert_eq!(r, Z_OK, "deflateGetDictionary");
+            let mut seen = dict.clone().unwrap_or_default();
+            seen.extend_from_slice(&payload[..pos]);
+            let n = n as usize;
+            assert!(
+                n <= seen.len() && d[..n] == seen[seen.len() - n..],
+                "deflateGetDictionary: not a tail of the input ({n} bytes)"
+            );
+        }
+        if rnd.next() % 16 == 0 {
+            let (mut pend, mut bits): (c_uint, c_int) = (u32::MAX, -1);
+            // SAFETY: a live deflate stream and two values to write.
+            let r = unsafe { deflatePending(&mut *z, &mut pend, &mut bits) };
+            assert!(
+                r == Z_OK && (0..8).contains(&bits),
+                "deflatePending: {r}, {bits} bits"
+            );
         }
         let n_in = if finishing {
             payload.len() - pos
@@ -203,6 +280,7 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
                     format,
                     wbits,
                     dict,
+                    head,
                     stream,
                 };
             }
@@ -214,17 +292,26 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
 
 /// Inflates `input` through the C entry points with windowBits `wb_arg` and a schedule from
 /// `rnd`; returns the code that ended the run (`Z_STREAM_END`, an error, `Z_NEED_DICT` without
-/// a dictionary to give, or `Z_BUF_ERROR` when the input ran out) and the output.
+/// a dictionary to give, or `Z_BUF_ERROR` when the input ran out) and the output. With
+/// `resync`, a data error is followed by `inflateSync` and more decoding, up to four times.
 fn inflate_all(
     input: &[u8],
     wb_arg: c_int,
     dict: Option<&[u8]>,
+    head: Option<&mut HeadBufs>,
+    resync: bool,
     rnd: &mut Rnd,
 ) -> (c_int, Vec<u8>) {
     let mut z = new_stream();
     // SAFETY: a zeroed stream and zlib's version string.
     let r = unsafe { inflateInit2_(&mut *z, wb_arg, ZLIB_VERSION.as_ptr(), size()) };
     assert_eq!(r, Z_OK, "inflateInit2_({wb_arg})");
+    if let Some(h) = head {
+        // SAFETY: a live inflate stream that reads gzip, and a header whose buffers (of the
+        // sizes it gives) outlive the stream.
+        let r = unsafe { inflateGetHeader(&mut *z, &mut *h.head) };
+        assert_eq!(r, Z_OK, "inflateGetHeader");
+    }
     if let (Some(d), true) = (dict, wb_arg < 0) {
         // SAFETY: a live inflate stream and a dictionary buffer of the given length.
         let r = unsafe { inflateSetDictionary(&mut *z, d.as_ptr(), d.len() as c_uint) };
@@ -238,7 +325,7 @@ fn inflate_all(
         Z_BLOCK,
         Z_TREES,
     ];
-    let (mut got, mut pos, mut idle) = (Vec::new(), 0, 0);
+    let (mut got, mut pos, mut idle, mut syncs) = (Vec::new(), 0, 0, 0);
     let end = loop {
         if rnd.next() % 64 == 0 {
             let mut copy = new_stream();
@@ -251,6 +338,21 @@ fn inflate_all(
             // SAFETY: the original is ended and dropped; the copy goes on.
             assert_eq!(unsafe { inflateEnd(&mut *z) }, Z_OK);
             z = copy;
+        }
+        if rnd.next() % 16 == 0 {
+            // The window: a tail of the dictionary and the output so far, at most 32 KiB.
+            let mut d = vec![0u8; 32768];
+            let mut n: c_uint = 0;
+            // SAFETY: a live inflate stream, a 32 KiB buffer and a length to write.
+            let r = unsafe { inflateGetDictionary(&mut *z, d.as_mut_ptr(), &mut n) };
+            assert_eq!(r, Z_OK, "inflateGetDictionary");
+            let mut seen = dict.map_or(Vec::new(), <[u8]>::to_vec);
+            seen.extend_from_slice(&got);
+            let n = n as usize;
+            assert!(
+                n <= seen.len() && d[..n] == seen[seen.len() - n..],
+                "inflateGetDictionary: not a tail of the output ({n} bytes)"
+            );
         }
         let n_in = rnd.piece(input.len() - pos).min(input.len() - pos);
         let flush = flushes[(rnd.next() % 6) as usize];
@@ -293,6 +395,20 @@ fn inflate_all(
                 let r = unsafe { inflateSetDictionary(&mut *z, d.as_ptr(), d.len() as c_uint) };
                 assert_eq!(r, Z_OK, "inflateSetDictionary");
             }
+            Z_DATA_ERROR if resync && syncs < 4 => {
+                // Skip to the next sync point (00 00 ff ff) in the rest and go on from there.
+                syncs += 1;
+                let rest = &input[pos..];
+                set_io(&mut z, rest, &mut []);
+                // SAFETY: a live inflate stream whose input is `rest`.
+                let r = unsafe { inflateSync(&mut *z) };
+                pos += rest.len() - z.avail_in as usize;
+                match r {
+                    Z_OK => idle = 0,
+                    Z_DATA_ERROR | Z_BUF_ERROR => break Z_DATA_ERROR,
+                    _ => panic!("inflateSync returned {r}"),
+                }
+            }
             Z_STREAM_END | Z_DATA_ERROR => break r,
             _ => panic!("inflate({flush}) returned {r}"),
         }
@@ -314,9 +430,16 @@ fn independent(format: Format, z: &[u8]) -> Vec<u8> {
         Format::Raw => miniz_oxide::inflate::decompress_to_vec(z).expect("miniz raw"),
         Format::Zlib => miniz_oxide::inflate::decompress_to_vec_zlib(z).expect("miniz zlib"),
         Format::Gzip => {
-            // deflateInit2_ writes the default ten-byte header.
-            assert_eq!(&z[..3], &[0x1f, 0x8b, 8]);
-            miniz_oxide::inflate::decompress_to_vec(&z[10..z.len() - 8]).expect("miniz gzip")
+            let body = &z[gzip_header_len(z)..z.len() - 8];
+            let d = miniz_oxide::inflate::decompress_to_vec(body).expect("miniz gzip");
+            let t = &z[z.len() - 8..];
+            assert_eq!(
+                t[..4],
+                hyperz_engine::checksum::crc32(0, &d).to_le_bytes(),
+                "CRC-32"
+            );
+            assert_eq!(t[4..], (d.len() as u32).to_le_bytes(), "ISIZE");
+            d
         }
     }
 }
@@ -348,9 +471,33 @@ fn round_trip(data: &[u8]) {
         Format::Gzip if auto => 32 + m.wbits,
         Format::Gzip => 16 + m.wbits,
     };
-    let (end, got) = inflate_all(&m.stream, wb_arg, m.dict.as_deref(), &mut rnd);
+    let mut head = (m.format == Format::Gzip).then(|| HeadBufs::new(&mut rnd));
+    let (end, got) = inflate_all(
+        &m.stream,
+        wb_arg,
+        m.dict.as_deref(),
+        head.as_mut(),
+        false,
+        &mut rnd,
+    );
     assert_eq!(end, Z_STREAM_END, "inflate ended with {end}");
     assert!(got == payload, "inflate gave other bytes");
+    if let Some(h) = &head {
+        h.check(m.head.as_ref().unwrap_or(&Head {
+            text: false,
+            time: 0,
+            os: 3,
+            extra: None,
+            name: None,
+            comment: None,
+            hcrc: false,
+        }));
+    }
+    if m.format == Format::Raw && m.dict.is_none() {
+        let (end, got) = inflate_back(&m.stream, m.wbits, &mut rnd);
+        assert_eq!(end, Z_STREAM_END, "inflateBack ended with {end}");
+        assert!(got == payload, "inflateBack gave other bytes");
+    }
 }
 
 fn arbitrary(data: &[u8]) {
@@ -364,22 +511,47 @@ fn arbitrary(data: &[u8]) {
         _ => (Format::Gzip, 31),
     };
     let input = &data[3..];
-    let (end, got) = inflate_all(input, wb_arg, None, &mut rnd);
+    let mut head = (format == Format::Gzip).then(|| HeadBufs::new(&mut rnd));
+    // Every fourth run skips damage with inflateSync; its output is then not comparable.
+    let resync = data[0] & 8 != 0 && data[0] & 16 != 0;
+    let (end, got) = inflate_all(input, wb_arg, None, head.as_mut(), resync, &mut rnd);
+    if resync {
+        return;
+    }
+    if let (Some(h), Z_STREAM_END) = (&head, end) {
+        assert_eq!(h.head.done, 1, "header not marked done");
+    }
     let whole = Decompressor::new(format)
         .multi_member(false)
         .allow_trailing(true)
         .with_limit(LIMIT)
         .decompress(input);
-    match (end, whole) {
+    match (end, &whole) {
         (_, Err(e)) if e.kind == ErrorKind::OutputLimitExceeded => {}
         (Z_STREAM_END, Ok(w)) => assert!(w.data == got, "inflate and the engine disagree"),
         (Z_STREAM_END, Err(e)) => panic!("inflate ended a stream the engine rejects: {e:?}"),
         (Z_DATA_ERROR, Ok(_)) => panic!("inflate rejected a stream the engine decodes"),
         _ => {}
     }
+    if format == Format::Raw {
+        let (end, got) = inflate_back(input, 15, &mut rnd);
+        match (end, &whole) {
+            (_, Err(e)) if e.kind == ErrorKind::OutputLimitExceeded => {}
+            (Z_STREAM_END, Ok(w)) => assert!(w.data == got, "inflateBack and the engine disagree"),
+            (Z_STREAM_END, Err(e)) => {
+                panic!("inflateBack ended a stream the engine rejects: {e:?}")
+            }
+            (Z_DATA_ERROR, Ok(_)) => panic!("inflateBack rejected a stream the engine decodes"),
+            _ => {}
+        }
+    }
 }
 
 fuzz_target!(|data: &[u8]| {
+    static INIT: std::sync::Once = std::sync::Once::new();
+    // Streams go parallel (256 KiB blocks on the device's engines) from 512 bytes of input
+    // on, so the fuzzer's short inputs reach that path too.
+    INIT.call_once(|| std::env::set_var("HYPERZ_THRESHOLD", "512"));
     match data.first() {
         Some(b) if b & 1 == 0 => round_trip(&data[1..]),
         Some(_) => arbitrary(data),
