@@ -83,6 +83,50 @@ fn set_io(z: &mut z_stream, input: &[u8], out: &mut [u8]) {
     z.avail_out = out.len() as c_uint;
 }
 
+/// `deflate` or `inflate`.
+type Call = unsafe extern "C" fn(*mut z_stream, c_int) -> c_int;
+
+/// One `deflate` or `inflate` call (`f`) on `input` with `flush` and `out_len` bytes of output
+/// space, whose output is appended to `sink`; returns its code and the bytes it took and made.
+fn call(
+    f: Call,
+    z: &mut z_stream,
+    input: &[u8],
+    out_len: usize,
+    flush: c_int,
+    sink: &mut Vec<u8>,
+) -> (c_int, usize, usize) {
+    let mut out = vec![0u8; out_len];
+    set_io(z, input, &mut out);
+    // SAFETY: a live stream of the kind `f` drives, whose buffers are `input` and `out`.
+    let r = unsafe { f(z, flush) };
+    let used = input.len() - z.avail_in as usize;
+    let made = out_len - z.avail_out as usize;
+    sink.extend_from_slice(&out[..made]);
+    (r, used, made)
+}
+
+/// `deflateGetDictionary` or `inflateGetDictionary`.
+type GetWindow = unsafe extern "C" fn(*mut z_stream, *mut u8, *mut c_uint) -> c_int;
+
+/// Reads a stream's window with `get` into a 32 KiB buffer (the size zlib says is always
+/// enough: ASan sees any write past it); it must be a tail of `dict` and `data`, what went
+/// through the stream.
+fn check_window(get: GetWindow, z: &mut z_stream, dict: Option<&[u8]>, data: &[u8]) {
+    let mut d = vec![0u8; 32768];
+    let mut n: c_uint = 0;
+    // SAFETY: a live stream of the kind `get` reads, a 32 KiB buffer and a length to write.
+    let r = unsafe { get(z, d.as_mut_ptr(), &mut n) };
+    assert_eq!(r, Z_OK, "reading the window");
+    let mut seen = dict.map_or(Vec::new(), <[u8]>::to_vec);
+    seen.extend_from_slice(data);
+    let n = n as usize;
+    assert!(
+        n <= seen.len() && d[..n] == seen[seen.len() - n..],
+        "the window is not a tail of the data ({n} bytes)"
+    );
+}
+
 /// What a compression run used: its container, window, dictionary and gzip header.
 struct Made {
     format: Format,
@@ -92,6 +136,10 @@ struct Made {
     stream: Vec<u8>,
 }
 
+/// Compresses `payload` through the C entry points with the parameters `params[..4]` chooses
+/// (level, windowBits and container, memLevel and strategy, dictionary or gzip header) and a
+/// schedule from `rnd`, checking every return code; returns the stream and what it was made
+/// with.
 fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
     let level = (params[0] % 11) as c_int - 1;
     let wbits = 9 + (params[1] % 7) as c_int;
@@ -211,19 +259,11 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
             z = copy;
         }
         if rnd.next() % 16 == 0 {
-            // The window: a tail of the dictionary and the input taken so far, at most 32 KiB
-            // (the buffer's size, which zlib says is always enough: ASan sees any write past it).
-            let mut d = vec![0u8; 32768];
-            let mut n: c_uint = 0;
-            // SAFETY: a live deflate stream, a 32 KiB buffer and a length to write.
-            let r = unsafe { deflateGetDictionary(&mut *z, d.as_mut_ptr(), &mut n) };
-            assert_eq!(r, Z_OK, "deflateGetDictionary");
-            let mut seen = dict.clone().unwrap_or_default();
-            seen.extend_from_slice(&payload[..pos]);
-            let n = n as usize;
-            assert!(
-                n <= seen.len() && d[..n] == seen[seen.len() - n..],
-                "deflateGetDictionary: not a tail of the input ({n} bytes)"
+            check_window(
+                deflateGetDictionary,
+                &mut z,
+                dict.as_deref(),
+                &payload[..pos],
             );
         }
         if rnd.next() % 16 == 0 {
@@ -247,14 +287,15 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
         };
         plain &= flush == Z_NO_FLUSH || flush == Z_FINISH;
         let input = &payload[pos..pos + n_in];
-        let mut out = vec![0u8; rnd.piece(1 << 16)];
-        set_io(&mut z, input, &mut out);
-        // SAFETY: a live deflate stream whose buffers are `input` and `out`.
-        let r = unsafe { deflate(&mut *z, flush) };
-        let used = n_in - z.avail_in as usize;
-        let made = out.len() - z.avail_out as usize;
+        let (r, used, made) = call(
+            deflate,
+            &mut z,
+            input,
+            rnd.piece(1 << 16),
+            flush,
+            &mut stream,
+        );
         pos += used;
-        stream.extend_from_slice(&out[..made]);
         match r {
             Z_OK => {}
             Z_BUF_ERROR => assert!(used == 0 && made == 0, "Z_BUF_ERROR after progress"),
@@ -340,31 +381,13 @@ fn inflate_all(
             z = copy;
         }
         if rnd.next() % 16 == 0 {
-            // The window: a tail of the dictionary and the output so far, at most 32 KiB.
-            let mut d = vec![0u8; 32768];
-            let mut n: c_uint = 0;
-            // SAFETY: a live inflate stream, a 32 KiB buffer and a length to write.
-            let r = unsafe { inflateGetDictionary(&mut *z, d.as_mut_ptr(), &mut n) };
-            assert_eq!(r, Z_OK, "inflateGetDictionary");
-            let mut seen = dict.map_or(Vec::new(), <[u8]>::to_vec);
-            seen.extend_from_slice(&got);
-            let n = n as usize;
-            assert!(
-                n <= seen.len() && d[..n] == seen[seen.len() - n..],
-                "inflateGetDictionary: not a tail of the output ({n} bytes)"
-            );
+            check_window(inflateGetDictionary, &mut z, dict, &got);
         }
         let n_in = rnd.piece(input.len() - pos).min(input.len() - pos);
         let flush = flushes[(rnd.next() % 6) as usize];
         let chunk = &input[pos..pos + n_in];
-        let mut out = vec![0u8; rnd.piece(1 << 16)];
-        set_io(&mut z, chunk, &mut out);
-        // SAFETY: a live inflate stream whose buffers are `chunk` and `out`.
-        let r = unsafe { inflate(&mut *z, flush) };
-        let used = n_in - z.avail_in as usize;
-        let made = out.len() - z.avail_out as usize;
+        let (r, used, made) = call(inflate, &mut z, chunk, rnd.piece(1 << 16), flush, &mut got);
         pos += used;
-        got.extend_from_slice(&out[..made]);
         assert_eq!(z.total_out as usize, got.len(), "total_out");
         idle = if used == 0 && made == 0 { idle + 1 } else { 0 };
         match r {

@@ -11,7 +11,9 @@
 //!
 //! Functions that zlib versions (`ZLIB_1.2.0` and later) are exported as `hz_<name>` and renamed
 //! by the generated `.symver` directives (see `build.rs`); zlib's oldest functions are exported
-//! unversioned, as Debian's libz does.
+//! unversioned, as Debian's libz does. The directives are the default `symver` feature: the
+//! crate is also an rlib, which the `zlib_abi` fuzz target links without them (they only link
+//! into the shared object, with its version script).
 #![deny(missing_docs)]
 #![allow(non_snake_case)]
 
