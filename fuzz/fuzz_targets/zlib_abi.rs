@@ -27,7 +27,7 @@
 
 use core::ffi::{c_int, c_uint};
 use hyperz_engine::inflate::{Decompressor, ErrorKind};
-use hyperz_engine::Format;
+use hyperz_engine::{Format, GzipHeader};
 use hyperz_zlib::deflate_api::*;
 use hyperz_zlib::inflate_api::*;
 use hyperz_zlib::types::*;
@@ -39,7 +39,7 @@ mod back;
 mod header;
 
 use back::inflate_back;
-use header::{c_string, gzip_header_len, Head, HeadBufs};
+use header::{c_string, gzip_header_len, random_header, HeadBufs};
 
 /// Output beyond this is not decoded (bounds the fuzzer's memory).
 const LIMIT: usize = 1 << 22;
@@ -132,7 +132,7 @@ struct Made {
     format: Format,
     wbits: c_int,
     dict: Option<Vec<u8>>,
-    head: Option<Head>,
+    head: Option<GzipHeader>,
     stream: Vec<u8>,
 }
 
@@ -182,7 +182,7 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
         let r = unsafe { deflateSetDictionary(&mut *z, d.as_ptr(), d.len() as c_uint) };
         assert_eq!(r, Z_OK, "deflateSetDictionary");
     }
-    let head = (params[3] & 1 != 0 && format == Format::Gzip).then(|| Head::random(rnd));
+    let head = (params[3] & 1 != 0 && format == Format::Gzip).then(|| random_header(rnd));
     // The structure and its strings stay alive until the stream ends (zlib's contract).
     let (mut extra, name, comment) = match &head {
         Some(h) => (
@@ -196,7 +196,7 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
     let mut gz: Box<gz_header> = Box::new(unsafe { core::mem::zeroed() });
     if let Some(h) = &head {
         gz.text = h.text as c_int;
-        gz.time = h.time as _;
+        gz.time = h.mtime as _;
         gz.os = h.os as c_int;
         if let Some(x) = &mut extra {
             (gz.extra, gz.extra_len) = (x.as_mut_ptr(), x.len() as c_uint);
@@ -506,9 +506,10 @@ fn round_trip(data: &[u8]) {
     assert_eq!(end, Z_STREAM_END, "inflate ended with {end}");
     assert!(got == payload, "inflate gave other bytes");
     if let Some(h) = &head {
-        h.check(m.head.as_ref().unwrap_or(&Head {
+        h.check(m.head.as_ref().unwrap_or(&GzipHeader {
             text: false,
-            time: 0,
+            mtime: 0,
+            xfl: 0,
             os: 3,
             extra: None,
             name: None,

@@ -3,44 +3,32 @@
 //! independent parse of a written header.
 
 use core::ffi::{c_int, c_uint};
+use hyperz_engine::GzipHeader;
 use hyperz_zlib::types::gz_header;
 
 use crate::Rnd;
 
-/// The gzip header fields a stream was given with `deflateSetHeader`.
-#[derive(Clone, Debug)]
-pub struct Head {
-    pub text: bool,
-    pub time: u32,
-    pub os: u8,
-    pub extra: Option<Vec<u8>>,
-    /// Without the terminating zero.
-    pub name: Option<Vec<u8>>,
-    pub comment: Option<Vec<u8>>,
-    pub hcrc: bool,
-}
-
-impl Head {
-    pub fn random(rnd: &mut Rnd) -> Head {
-        let mut field = |zero_free: bool| -> Option<Vec<u8>> {
-            (rnd.next() % 3 != 0).then(|| {
-                let n = rnd.next() % 40;
-                (0..n)
-                    .map(|_| rnd.next() as u8)
-                    .map(|b| if zero_free { b.max(1) } else { b })
-                    .collect()
-            })
-        };
-        let (extra, name, comment) = (field(false), field(true), field(true));
-        Head {
-            text: rnd.next() % 2 == 0,
-            time: rnd.next() as u32,
-            os: rnd.next() as u8,
-            extra,
-            name,
-            comment,
-            hcrc: rnd.next() % 2 == 0,
-        }
+/// Random header fields for `deflateSetHeader` (`xfl` is not one of them: deflate sets it).
+pub fn random_header(rnd: &mut Rnd) -> GzipHeader {
+    let mut field = |zero_free: bool| -> Option<Vec<u8>> {
+        (rnd.next() % 3 != 0).then(|| {
+            let n = rnd.next() % 40;
+            (0..n)
+                .map(|_| rnd.next() as u8)
+                .map(|b| if zero_free { b.max(1) } else { b })
+                .collect()
+        })
+    };
+    let (extra, name, comment) = (field(false), field(true), field(true));
+    GzipHeader {
+        text: rnd.next() % 2 == 0,
+        mtime: rnd.next() as u32,
+        xfl: 0,
+        os: rnd.next() as u8,
+        extra,
+        name,
+        comment,
+        hcrc: rnd.next() % 2 == 0,
     }
 }
 
@@ -83,11 +71,11 @@ impl HeadBufs {
 
     /// After the header was read: the fields must be `want`'s, each truncated to its buffer
     /// as zlib does (a string's terminating zero is written when it fits).
-    pub fn check(&self, want: &Head) {
+    pub fn check(&self, want: &GzipHeader) {
         let h = &*self.head;
         assert_eq!(h.done, 1, "header not marked done");
         assert_eq!(h.text != 0, want.text, "text");
-        assert_eq!(h.time as u32, want.time, "time");
+        assert_eq!(h.time as u32, want.mtime, "time");
         assert_eq!(h.os, want.os as c_int, "os");
         assert_eq!(h.hcrc != 0, want.hcrc, "hcrc");
         match &want.extra {
