@@ -3,17 +3,16 @@
 //!
 //! Round trip (first byte even): bytes compressed through `deflateInit2_`/`deflate` with an
 //! arbitrary level, windowBits (raw, zlib, gzip), memLevel and strategy, an optional preset
-//! dictionary or gzip header (`deflateSetHeader`), and a data-chosen schedule of input and
-//! output pieces, flushes, `deflateParams` changes, `deflateCopy` hand-overs,
-//! `deflateGetDictionary` reads and `deflatePending` queries; streams of 512 bytes or more go to the parallel engines. Then
+//! dictionary or gzip header (`deflateSetHeader`), and a data-chosen schedule of input and output
+//! pieces, flushes, `deflateParams` changes, `deflateCopy` hand-overs, `deflateGetDictionary` reads
+//! and `deflatePending` queries; streams of 512 bytes or more go to the parallel engines. Then
 //! decompressed through `inflateInit2_`/`inflate` (explicit or automatic container detection,
-//! `inflateSetDictionary`, `inflateGetHeader` into buffers of random sizes, its own schedule
-//! of pieces and flushes, `inflateCopy` hand-overs, `inflateGetDictionary` reads), raw streams
-//! also through `inflateBack`, and by miniz_oxide, an independent decoder: all must give the
-//! bytes back, and the header fields as set, cut to their buffers as zlib cuts them. Every
-//! return code must be one zlib allows at that point, a call that returns `Z_BUF_ERROR` must
-//! have made no progress (unless it asked for `Z_FINISH`), and a dictionary read must be a
-//! tail of what went through.
+//! `inflateSetDictionary`, `inflateGetHeader` into buffers of random sizes, its own schedule of
+//! pieces and flushes, `inflateCopy` hand-overs, `inflateGetDictionary` reads), raw streams also
+//! through `inflateBack`, and by miniz_oxide, an independent decoder: all must give the bytes back,
+//! and the header fields as set, cut to their buffers as zlib cuts them. Every return code must be
+//! one zlib allows at that point, a call that returns `Z_BUF_ERROR` must have made no progress
+//! (unless it asked for `Z_FINISH`), and a dictionary read must be a tail of what went through.
 //!
 //! Arbitrary bytes (first byte odd): into `inflate` in data-chosen pieces with data-chosen
 //! flushes (and raw ones into `inflateBack`). They may fail but not panic, hang or disagree
@@ -39,7 +38,7 @@ mod back;
 mod header;
 
 use back::inflate_back;
-use header::{c_string, gzip_header_len, random_header, HeadBufs};
+use header::{gzip_header_len, random_header, HeadBufs, SetHead};
 
 /// Output beyond this is not decoded (bounds the fuzzer's memory).
 const LIMIT: usize = 1 << 22;
@@ -104,6 +103,26 @@ fn call(
     let made = out_len - z.avail_out as usize;
     sink.extend_from_slice(&out[..made]);
     (r, used, made)
+}
+
+/// `deflateCopy` or `inflateCopy`, and `deflateEnd` or `inflateEnd`.
+type CopyFn = unsafe extern "C" fn(*mut z_stream, *mut z_stream) -> c_int;
+type EndFn = unsafe extern "C" fn(*mut z_stream) -> c_int;
+
+/// Copies the stream `z` with `copy` into a fresh one, ends the original with `end` and goes
+/// on with the copy; returns `end`'s code.
+fn hand_over(copy: CopyFn, end: EndFn, z: &mut Box<z_stream>) -> c_int {
+    let mut dup = new_stream();
+    // SAFETY: a zeroed destination and a live stream of the kind `copy` copies.
+    assert_eq!(
+        unsafe { copy(&mut *dup, &mut **z) },
+        Z_OK,
+        "copying the stream"
+    );
+    // SAFETY: the original, a live stream, is ended once and then dropped.
+    let r = unsafe { end(&mut **z) };
+    *z = dup;
+    r
 }
 
 /// `deflateGetDictionary` or `inflateGetDictionary`.
@@ -184,37 +203,12 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
     }
     let head = (params[3] & 1 != 0 && format == Format::Gzip).then(|| random_header(rnd));
     // The structure and its strings stay alive until the stream ends (zlib's contract).
-    let (mut extra, name, comment) = match &head {
-        Some(h) => (
-            h.extra.clone(),
-            h.name.as_deref().map(c_string),
-            h.comment.as_deref().map(c_string),
-        ),
-        None => (None, None, None),
-    };
-    // SAFETY: gz_header is plain C data; zeros are valid for every field.
-    let mut gz: Box<gz_header> = Box::new(unsafe { core::mem::zeroed() });
-    if let Some(h) = &head {
-        gz.text = h.text as c_int;
-        gz.time = h.mtime as _;
-        gz.os = h.os as c_int;
-        if let Some(x) = &mut extra {
-            (gz.extra, gz.extra_len) = (x.as_mut_ptr(), x.len() as c_uint);
-        }
-        gz.name = name
-            .as_ref()
-            .map_or(core::ptr::null_mut(), |v| v.as_ptr() as *mut u8);
-        gz.comment = comment
-            .as_ref()
-            .map_or(core::ptr::null_mut(), |v| v.as_ptr() as *mut u8);
-        gz.hcrc = h.hcrc as c_int;
+    let mut set = head.as_ref().map(SetHead::new);
+    if let Some(set) = &mut set {
         // SAFETY: a live deflate stream before its first deflate call, and a header whose
         // buffers outlive the stream.
-        assert_eq!(
-            unsafe { deflateSetHeader(&mut *z, &mut *gz) },
-            Z_OK,
-            "deflateSetHeader"
-        );
+        let r = unsafe { deflateSetHeader(&mut *z, &mut *set.gz) };
+        assert_eq!(r, Z_OK, "deflateSetHeader");
     }
     let flushes = [
         Z_NO_FLUSH,
@@ -242,21 +236,12 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
             plain = false;
         }
         if rnd.next() % 64 == 0 {
-            let mut copy = new_stream();
-            // SAFETY: a zeroed destination and a live deflate stream.
-            assert_eq!(
-                unsafe { deflateCopy(&mut *copy, &mut *z) },
-                Z_OK,
-                "deflateCopy"
-            );
-            // SAFETY: the original, a live stream, is ended and dropped; the copy goes on.
-            let r = unsafe { deflateEnd(&mut *z) };
+            let r = hand_over(deflateCopy, deflateEnd, &mut z);
             // zlib's answer for a stream ended before it finished (output discarded).
             assert!(
                 r == Z_OK || r == Z_DATA_ERROR,
                 "deflateEnd of the original returned {r}"
             );
-            z = copy;
         }
         if rnd.next() % 16 == 0 {
             check_window(
@@ -369,16 +354,8 @@ fn inflate_all(
     let (mut got, mut pos, mut idle, mut syncs) = (Vec::new(), 0, 0, 0);
     let end = loop {
         if rnd.next() % 64 == 0 {
-            let mut copy = new_stream();
-            // SAFETY: a zeroed destination and a live inflate stream.
-            assert_eq!(
-                unsafe { inflateCopy(&mut *copy, &mut *z) },
-                Z_OK,
-                "inflateCopy"
-            );
-            // SAFETY: the original is ended and dropped; the copy goes on.
-            assert_eq!(unsafe { inflateEnd(&mut *z) }, Z_OK);
-            z = copy;
+            let r = hand_over(inflateCopy, inflateEnd, &mut z);
+            assert_eq!(r, Z_OK, "inflateEnd of the original");
         }
         if rnd.next() % 16 == 0 {
             check_window(inflateGetDictionary, &mut z, dict, &got);

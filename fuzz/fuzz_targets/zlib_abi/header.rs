@@ -117,8 +117,46 @@ impl HeadBufs {
     }
 }
 
+/// A header for `deflateSetHeader`: the structure and the buffers it points into.
+pub struct SetHead {
+    _extra: Option<Vec<u8>>,
+    _name: Option<Vec<u8>>,
+    _comment: Option<Vec<u8>>,
+    pub gz: Box<gz_header>,
+}
+
+impl SetHead {
+    pub fn new(h: &GzipHeader) -> SetHead {
+        let mut extra = h.extra.clone();
+        let (name, comment) = (
+            h.name.as_deref().map(c_string),
+            h.comment.as_deref().map(c_string),
+        );
+        // SAFETY: gz_header is plain C data; zeros are valid for every field.
+        let mut gz: Box<gz_header> = Box::new(unsafe { core::mem::zeroed() });
+        gz.text = h.text as c_int;
+        gz.time = h.mtime as _;
+        gz.os = h.os as c_int;
+        if let Some(x) = &mut extra {
+            (gz.extra, gz.extra_len) = (x.as_mut_ptr(), x.len() as c_uint);
+        }
+        let text = |v: &Option<Vec<u8>>| {
+            v.as_ref()
+                .map_or(core::ptr::null_mut(), |v| v.as_ptr() as *mut u8)
+        };
+        (gz.name, gz.comment) = (text(&name), text(&comment));
+        gz.hcrc = h.hcrc as c_int;
+        SetHead {
+            _extra: extra,
+            _name: name,
+            _comment: comment,
+            gz,
+        }
+    }
+}
+
 /// `bytes` with a terminating zero.
-pub fn c_string(bytes: &[u8]) -> Vec<u8> {
+fn c_string(bytes: &[u8]) -> Vec<u8> {
     let mut v = bytes.to_vec();
     v.push(0);
     v
