@@ -128,11 +128,11 @@ fn hand_over(copy: CopyFn, end: EndFn, z: &mut Box<z_stream>) -> c_int {
 /// `deflateGetDictionary` or `inflateGetDictionary`.
 type GetWindow = unsafe extern "C" fn(*mut z_stream, *mut u8, *mut c_uint) -> c_int;
 
-/// Reads a stream's window with `get` into a 32 KiB buffer (the size zlib says is always
-/// enough: ASan sees any write past it); it must be a tail of `dict` and `data`, what went
-/// through the stream.
-fn check_window(get: GetWindow, z: &mut z_stream, dict: Option<&[u8]>, data: &[u8]) {
-    let mut d = vec![0u8; 32768];
+/// Reads a stream's window with `get` into a buffer of `room` bytes, the stream's window
+/// (2^windowBits, what zlib gives at most: ASan sees any write past it); it must be a tail of
+/// `dict` and `data`, what went through the stream.
+fn check_window(get: GetWindow, z: &mut z_stream, room: usize, dict: Option<&[u8]>, data: &[u8]) {
+    let mut d = vec![0u8; room];
     let mut n: c_uint = 0;
     // SAFETY: a live stream of the kind `get` reads, a 32 KiB buffer and a length to write.
     let r = unsafe { get(z, d.as_mut_ptr(), &mut n) };
@@ -247,6 +247,7 @@ fn compress(params: &[u8], payload: &[u8], rnd: &mut Rnd) -> Made {
             check_window(
                 deflateGetDictionary,
                 &mut z,
+                1 << wbits,
                 dict.as_deref(),
                 &payload[..pos],
             );
@@ -332,6 +333,13 @@ fn inflate_all(
     // SAFETY: a zeroed stream and zlib's version string.
     let r = unsafe { inflateInit2_(&mut *z, wb_arg, ZLIB_VERSION.as_ptr(), size()) };
     assert_eq!(r, Z_OK, "inflateInit2_({wb_arg})");
+    // The window: 2^windowBits, or with 0 what the zlib header declares (when it is valid).
+    let room = 1usize
+        << match wb_arg {
+            0 => input.first().map_or(15, |&b| (b >> 4) + 8).min(15),
+            a if a < 0 => -a as u8,
+            a => (a & 15) as u8,
+        };
     if let Some(h) = head {
         // SAFETY: a live inflate stream that reads gzip, and a header whose buffers (of the
         // sizes it gives) outlive the stream.
@@ -358,7 +366,7 @@ fn inflate_all(
             assert_eq!(r, Z_OK, "inflateEnd of the original");
         }
         if rnd.next() % 16 == 0 {
-            check_window(inflateGetDictionary, &mut z, dict, &got);
+            check_window(inflateGetDictionary, &mut z, room, dict, &got);
         }
         let n_in = rnd.piece(input.len() - pos).min(input.len() - pos);
         let flush = flushes[(rnd.next() % 6) as usize];

@@ -708,3 +708,98 @@ fn params_copy_and_bound_on_large_streams() {
         }
     }
 }
+
+/// Reads a stream's window with `get` (deflateGetDictionary or inflateGetDictionary) into a
+/// buffer of exactly `room` bytes with a guard after it; the guard must be untouched.
+fn window_of(
+    get: unsafe extern "C" fn(*mut ZStream, *mut u8, *mut std::ffi::c_uint) -> c_int,
+    s: &mut ZStream,
+    room: usize,
+    what: &str,
+) -> Vec<u8> {
+    let mut buf = vec![0xA5u8; room + 64];
+    let mut n = 0;
+    // SAFETY: a live stream, a buffer of `room` + 64 bytes and a length to write.
+    let r = unsafe { get(s, buf.as_mut_ptr(), &mut n) };
+    assert_eq!(r, Z_OK, "{what}");
+    assert!(
+        n as usize <= room && buf[room..].iter().all(|&b| b == 0xA5),
+        "{what}: {n} bytes, more than the window of {room}"
+    );
+    buf.truncate(n as usize);
+    buf
+}
+
+/// deflateGetDictionary and inflateGetDictionary give at most the stream's window, 2^windowBits
+/// (or what the zlib header declared, for inflate with windowBits 0), as zlib does: a caller
+/// may size the buffer by it. Before, the drop-in gave up to 32 KiB whatever the window.
+#[test]
+fn get_dictionary_gives_at_most_the_window() {
+    let libs = Zlib::both();
+    let data = corpus();
+    let dict = &data[200_000..240_000];
+    let data = &data[..120_000];
+    for bits in [9, 10, 12, 15] {
+        let w = 1usize << bits;
+        for wbits in [-bits, bits, bits + 16] {
+            for z in &libs {
+                let what = format!("{} windowBits {wbits}", z.name);
+                let mut s = ZStream::new();
+                assert_eq!(z.d_init(&mut s, 6, wbits, 8, 0), Z_OK, "{what}");
+                let mut seen = Vec::new();
+                if wbits < 16 {
+                    // A dictionary longer than the window: its tail is the window.
+                    // SAFETY: a live stream and a valid slice.
+                    let r = unsafe {
+                        (z.deflate_set_dictionary)(&mut *s, dict.as_ptr(), dict.len() as u32)
+                    };
+                    assert_eq!(r, Z_OK, "{what}");
+                    let got = window_of(z.deflate_get_dictionary, &mut s, w, &what);
+                    assert!(got == dict[dict.len() - w..], "{what}: dictionary's window");
+                    seen.extend_from_slice(dict);
+                }
+                let mut out = vec![0u8; 200_000];
+                for piece in data.chunks(9_000).take(8) {
+                    let (r, c, _) = z.d_step(&mut s, piece, &mut out, NO);
+                    assert_eq!((r, c), (Z_OK, piece.len()), "{what}");
+                    seen.extend_from_slice(piece);
+                    let got = window_of(z.deflate_get_dictionary, &mut s, w, &what);
+                    assert!(
+                        seen.ends_with(&got) && got.len() == seen.len().min(w),
+                        "{what}: deflate window of {} bytes after {}",
+                        got.len(),
+                        seen.len()
+                    );
+                }
+                // SAFETY: a live stream.
+                unsafe { (z.deflate_end)(&mut *s) };
+            }
+            // Inflate, in output pieces, stopped mid-stream: the last 2^bits bytes.
+            let stream = libs[0].deflate_all(data, (6, wbits, 0), None);
+            for init in [wbits, if wbits == bits { 0 } else { wbits }] {
+                let window: Vec<Vec<u8>> = libs
+                    .iter()
+                    .map(|z| {
+                        let what = format!("{} inflate windowBits {init}", z.name);
+                        let mut s = ZStream::new();
+                        assert_eq!(z.i_init(&mut s, init), Z_OK, "{what}");
+                        let mut out = vec![0u8; 7_000];
+                        let (mut used, mut made) = (0, 0);
+                        while made < 60_000 {
+                            let (r, c, p) = z.i_step(&mut s, &stream[used..], &mut out, NO);
+                            assert_eq!(r, Z_OK, "{what}");
+                            assert!(out[..p] == data[made..made + p], "{what}");
+                            (used, made) = (used + c, made + p);
+                        }
+                        let got = window_of(z.inflate_get_dictionary, &mut s, w, &what);
+                        assert!(got == data[made - w..made], "{what}: {} bytes", got.len());
+                        // SAFETY: a live stream.
+                        unsafe { (z.inflate_end)(&mut *s) };
+                        got
+                    })
+                    .collect();
+                assert_eq!(window[0].len(), window[1].len());
+            }
+        }
+    }
+}

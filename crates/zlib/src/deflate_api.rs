@@ -315,7 +315,8 @@ pub unsafe extern "C" fn deflateSetDictionary(
 /// `int deflateGetDictionary(z_streamp strm, Bytef *dictionary, uInt *dictLength)`
 ///
 /// # Safety
-/// `dictionary` must be NULL or have room for 32 KiB; `dict_length` NULL or writable.
+/// `dictionary` must be NULL or have room for the window (32 KiB is always enough);
+/// `dict_length` NULL or writable.
 #[export_name = "hz_deflateGetDictionary"]
 pub unsafe extern "C" fn deflateGetDictionary(
     strm: *mut z_stream,
@@ -329,7 +330,7 @@ pub unsafe extern "C" fn deflateGetDictionary(
         };
         let h = d.s.dictionary();
         if !dictionary.is_null() {
-            // SAFETY: caller provides room for the window (32 KiB >= h.len()).
+            // SAFETY: caller provides room for the window (h.len() <= 2^windowBits <= 32 KiB).
             unsafe { core::ptr::copy_nonoverlapping(h.as_ptr(), dictionary, h.len()) };
         }
         if !dict_length.is_null() {

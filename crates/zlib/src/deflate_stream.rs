@@ -446,18 +446,21 @@ impl DeflateStream {
         }
     }
 
-    /// `deflateGetDictionary`: the last (up to 32 KiB) bytes of history.
+    /// `deflateGetDictionary`: the last bytes of history, at most the window (2^windowBits,
+    /// as zlib: a caller may size its buffer by it).
     pub fn dictionary(&self) -> Vec<u8> {
-        match &self.mode {
+        let mut v = match &self.mode {
             Mode::Buffer(buf) => {
                 let mut v = self.dict.clone().unwrap_or_default();
                 v.extend_from_slice(buf);
-                v[v.len().saturating_sub(32 << 10)..].to_vec()
+                v
             }
             Mode::Inline(d) => d.history().to_vec(),
             Mode::Parallel(pd) => pd.history().to_vec(),
             Mode::Done => Vec::new(),
-        }
+        };
+        v.drain(..v.len().saturating_sub(1 << self.params.window_bits));
+        v
     }
 
     /// Whether `deflate()` has been called since init or reset.

@@ -486,7 +486,8 @@ pub unsafe extern "C" fn inflateSetDictionary(
 /// `int inflateGetDictionary(z_streamp strm, Bytef *dictionary, uInt *dictLength)`
 ///
 /// # Safety
-/// `dictionary` must be NULL or have room for 32 KiB; `dict_length` NULL or writable.
+/// `dictionary` must be NULL or have room for the window (32 KiB is always enough);
+/// `dict_length` NULL or writable.
 #[export_name = "hz_inflateGetDictionary"]
 pub unsafe extern "C" fn inflateGetDictionary(
     strm: *mut z_stream,
@@ -498,7 +499,16 @@ pub unsafe extern "C" fn inflateGetDictionary(
         let Some(st) = (unsafe { state(strm) }) else {
             return Z_STREAM_ERROR;
         };
-        let w: &[u8] = st.inf.as_ref().map_or(&[], |i| i.window());
+        // At most the stream's window, as zlib keeps: 2^windowBits, or with windowBits 0 the
+        // size the zlib header declared. A caller may size its buffer by it.
+        let w: &[u8] = st.inf.as_ref().map_or(&[], |i| {
+            let bits = match st.wbits {
+                0 => i.declared_window_bits().unwrap_or(15),
+                b => b,
+            };
+            let w = i.window();
+            &w[w.len().saturating_sub(1 << bits)..]
+        });
         // SAFETY: caller contract (room for the window; pointers NULL or valid).
         unsafe {
             if !dictionary.is_null() {

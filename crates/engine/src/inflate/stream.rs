@@ -81,6 +81,8 @@ pub struct Inflater {
     deferred: Option<InflateError>,
     /// Verify the trailer's check value (zlib's `inflateValidate`; off after a resync).
     verify: bool,
+    /// The window size a zlib header declared (log2), once read.
+    declared_bits: Option<u8>,
 }
 
 impl Inflater {
@@ -105,6 +107,7 @@ impl Inflater {
             failed: None,
             deferred: None,
             verify: true,
+            declared_bits: None,
         }
     }
 
@@ -139,6 +142,7 @@ impl Inflater {
         self.failed = None;
         self.deferred = None;
         self.verify = true;
+        self.declared_bits = None;
         self.core.stop_at_block = false;
         self.core.stop_after_header = false;
     }
@@ -245,6 +249,12 @@ impl Inflater {
     pub fn window(&self) -> &[u8] {
         let end = self.delivered;
         &self.win[end.saturating_sub(HISTORY)..end]
+    }
+
+    /// The window size (log2, 8..=15) the zlib header declared, once it has been read (zlib's
+    /// `inflate` adopts it when asked for windowBits 0).
+    pub fn declared_window_bits(&self) -> Option<u8> {
+        self.declared_bits
     }
 
     /// True when the decoder stands between blocks.
@@ -410,6 +420,7 @@ impl Inflater {
                                     if window_bits > self.window_bits {
                                         return Err(err(ErrorKind::BadWindowSize, 0));
                                     }
+                                    self.declared_bits = Some(window_bits);
                                     self.phase = match dict_id {
                                         Some(id) => Phase::NeedDict(id),
                                         None => Phase::Body,
