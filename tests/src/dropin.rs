@@ -33,12 +33,45 @@ pub fn libz() -> PathBuf {
     .clone()
 }
 
-/// A scratch directory for one test, emptied first.
-pub fn scratch(name: &str) -> PathBuf {
+/// A scratch directory for one test, emptied first and removed when the test is done with it,
+/// unless the test failed (its files are then left for a look).
+pub fn scratch(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("hyperz-dropin-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
+}
+
+/// The directory [`scratch`] made; removed on drop unless the thread is panicking.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("test files kept in {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 /// Compiles C `sources` into `out` against the system zlib headers, linked with the system

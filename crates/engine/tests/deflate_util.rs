@@ -38,6 +38,16 @@ pub struct Checker {
     gzip_paths: Vec<(PathBuf, PathBuf)>,
 }
 
+/// The files are removed with the checker, unless a test is failing (then they are kept for a
+/// look).
+impl Drop for Checker {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
 fn wbits(f: Format) -> i32 {
     match f {
         Format::Raw => -15,
