@@ -296,3 +296,23 @@ fn gz_api_program_reads_and_writes_like_zlib() {
     assert!(written.ends_with(b"second member\nlast line"));
     assert_eq!(written.len(), 6 + 1 + 14 + 3_000_000 + 23);
 }
+
+#[test]
+fn a_seek_pending_when_gzdirect_looks_reads_the_bytes_sought() {
+    // tests/c/gz_seek_look.c: zlib returns the file's first bytes here ("getc a", "getc_ b");
+    // the drop-in returns the bytes at the position sought, whatever the buffer size.
+    let root = scratch("gzseeklook");
+    let exe = root.join("gz_seek_look");
+    cc(&[&repo_root().join("tests/c/gz_seek_look.c")], &exe, &[]);
+    // (No trace to tell the preload took effect: a plain file never reaches the codecs. The
+    // system zlib's lines differ from these.)
+    let o = check(preloaded(&exe).arg(&*root));
+    let got = String::from_utf8(o.stdout).unwrap();
+    for size in [8, 64, 512, 4096, 32768] {
+        let want = format!(
+            "buffer {size}: seek 197 direct 1 tell 197 getc p tell 198 getc_ q tell 199 \
+             read 3 rst tell 202"
+        );
+        assert!(got.lines().any(|l| l == want), "{got}");
+    }
+}

@@ -22,7 +22,7 @@ pub mod compress_api;
 mod config;
 pub mod deflate_api;
 mod deflate_stream;
-mod gz;
+pub mod gz;
 pub mod inflate_api;
 pub mod inflate_back;
 mod pool;

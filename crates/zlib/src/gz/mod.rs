@@ -12,7 +12,9 @@
 //! Every return value follows zlib's, including its quirks (a read that fails returns -1 and
 //! drops what it had decoded; `gzsetparams` ignores what `deflateParams` says), because
 //! programs written against zlib depend on them; `tests/tests/zlib_gz.rs` compares a transcript
-//! of every call with the system zlib's.
+//! of every call with the system zlib's. The one exception returns the right bytes where zlib
+//! returns wrong ones: a seek still pending when `gzdirect` first looks at a plain file (see
+//! `pos.rs`).
 use core::ffi::{c_char, c_int, c_uint};
 use std::ffi::CStr;
 
@@ -26,6 +28,10 @@ use crate::types::*;
 mod pos;
 mod read;
 mod write;
+
+pub use pos::*;
+pub use read::*;
+pub use write::*;
 
 const MAGIC: u32 = 0x687a_677a; // "hzgz"
 /// zlib's default buffer size (GZBUFSIZE): input is read and small writes are gathered in pieces

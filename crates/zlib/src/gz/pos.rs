@@ -2,7 +2,7 @@
 //! dropping, backward by rewinding and starting over, as zlib does; a transparent read moves
 //! the file offset directly; a write fills the gap with zeros), `gztell`, `gzoffset`,
 //! `gzrewind`, `gzeof`, `gzdirect`, `gzerror` and `gzclearerr`.
-use core::ffi::{c_char, c_int, c_uint};
+use core::ffi::{c_char, c_int};
 
 use super::{read, state, How, Mode};
 use crate::types::*;
@@ -76,6 +76,14 @@ pub unsafe extern "C" fn gzdirect(file: *mut gzFile_s) -> c_int {
         };
         if s.mode == Mode::Read && s.how == How::Look && s.x.have == 0 {
             let _ = read::look(s);
+            // A plain file's first bytes are now buffered: a pending seek passes over them
+            // here, as gzseek itself would have. zlib leaves them in front of the seek, and
+            // `gzgetc()` (which does not look for a pending seek while bytes are buffered) then
+            // returns the file's first bytes instead of those at the position sought.
+            if s.seek {
+                s.skip -= read::use_buffered(s, s.skip);
+                s.seek = s.skip > 0;
+            }
         }
         s.direct as c_int
     })
@@ -139,12 +147,7 @@ pub unsafe extern "C" fn gzseek(file: *mut gzFile_s, offset: z_off_t, whence: c_
         }
         if s.mode == Mode::Read {
             // Use what is already buffered first.
-            let n = (s.x.have as i64).min(offset).max(0);
-            s.x.have -= n as c_uint;
-            // SAFETY: n <= have, so next stays inside the output buffer.
-            s.x.next = unsafe { s.x.next.add(n as usize) };
-            s.x.pos += n;
-            offset -= n;
+            offset -= read::use_buffered(s, offset);
         }
         if offset > 0 {
             s.seek = true;

@@ -244,6 +244,16 @@ fn skip(s: &mut GzState, mut len: i64) -> Result<(), ()> {
     Ok(())
 }
 
+/// Passes over up to `len` buffered bytes (none for a negative `len`); returns how many.
+pub(super) fn use_buffered(s: &mut GzState, len: i64) -> i64 {
+    let n = (s.x.have as i64).min(len).max(0);
+    s.x.have -= n as c_uint;
+    // SAFETY: n <= have, so next stays inside the output buffer.
+    s.x.next = unsafe { s.x.next.add(n as usize) };
+    s.x.pos += n;
+    n
+}
+
 /// Performs a pending forward seek.
 fn pending_seek(s: &mut GzState) -> Result<(), ()> {
     if s.seek {
