@@ -123,26 +123,59 @@ pub const fn e_base(e: u32) -> u32 {
     e >> 16
 }
 
-fn symbol_entry(alpha: Alphabet, sym: usize, len: u32) -> u32 {
+/// The entry of symbol `sym` of `alpha` before its codeword length is added (see
+/// [`symbol_entries`]).
+const fn symbol_entry(alpha: Alphabet, sym: usize) -> u32 {
     match alpha {
-        Alphabet::CodeLen => entry(sym as u32, 0, LIT, len),
+        Alphabet::CodeLen => entry(sym as u32, 0, LIT, 0),
         Alphabet::LitLen => match sym {
-            0..=255 => entry(sym as u32, 0, LIT, len),
-            256 => entry(0, 0, EOB, len),
+            0..=255 => entry(sym as u32, 0, LIT, 0),
+            256 => entry(0, 0, EOB, 0),
             257..=285 => entry(
                 LEN_BASE[sym - 257] as u32,
                 LEN_EXTRA[sym - 257] as u32,
                 LEN,
-                len,
+                0,
             ),
-            _ => entry(0, 0, BAD, len),
+            _ => entry(0, 0, BAD, 0),
         },
         Alphabet::Dist => match sym {
-            0..=29 => entry(DIST_BASE[sym] as u32, DIST_EXTRA[sym] as u32, DIST, len),
-            _ => entry(0, 0, BAD, len),
+            0..=29 => entry(DIST_BASE[sym] as u32, DIST_EXTRA[sym] as u32, DIST, 0),
+            _ => entry(0, 0, BAD, 0),
         },
     }
 }
+
+/// [`symbol_entry`] for every symbol of an alphabet, computed at compile time.
+const fn entries<const N: usize>(alpha: Alphabet) -> [u32; N] {
+    let mut t = [0u32; N];
+    let mut s = 0;
+    while s < N {
+        t[s] = symbol_entry(alpha, s);
+        s += 1;
+    }
+    t
+}
+
+static LITLEN_ENTRIES: [u32; 288] = entries(Alphabet::LitLen);
+static DIST_ENTRIES: [u32; 32] = entries(Alphabet::Dist);
+static CODELEN_ENTRIES: [u32; 19] = entries(Alphabet::CodeLen);
+
+/// The entries of `alpha`'s symbols with a codeword length of 0: the entry of symbol `s` with
+/// a codeword of `len` bits is `symbol_entries(alpha)[s] + len * LEN_UNIT` (the length goes to
+/// bits 8-11 and adds to the bits consumed, bits 0-7; see [`entry`]). Looked up per symbol when
+/// a table is built, instead of a `match` on the alphabet and the symbol: building is most of
+/// the cost of decoding a short message.
+fn symbol_entries(alpha: Alphabet) -> &'static [u32] {
+    match alpha {
+        Alphabet::CodeLen => &CODELEN_ENTRIES,
+        Alphabet::LitLen => &LITLEN_ENTRIES,
+        Alphabet::Dist => &DIST_ENTRIES,
+    }
+}
+
+/// What a codeword length of one bit adds to a symbol entry.
+const LEN_UNIT: u32 = 0x101;
 
 /// Builds the decode table for `lens` into `table`: the primary array of `2^pbits` entries at
 /// `table[base..]` (which must exist), subtables appended at the end of `table`. Subtable
@@ -216,13 +249,15 @@ pub fn build(
     // bit-reversed codeword, then the first 2^len entries are copied to double the table, which
     // replicates every code into all the slots its unused high bits select (sequential copies
     // instead of strided stores).
+    let sym_entries = symbol_entries(alpha);
     let mut cw = 0u32; // the next canonical codeword, bit-reversed
     let mut i = 0usize;
     {
         let prim = &mut table[base..base + prim_len];
         for len in 1..=pbits {
             for _ in 0..count[len as usize] {
-                prim[cw as usize & (prim_len - 1)] = symbol_entry(alpha, sorted[i] as usize, len);
+                prim[cw as usize & (prim_len - 1)] =
+                    sym_entries[sorted[i] as usize] + len * LEN_UNIT;
                 i += 1;
                 cw = reversed_increment(cw, len);
             }
@@ -274,7 +309,7 @@ pub fn build(
             }
             remaining[len as usize] -= 1;
             let sl = len - pbits;
-            let e = symbol_entry(alpha, sym as usize, sl);
+            let e = sym_entries[sym as usize] + sl * LEN_UNIT;
             let sub = &mut table[cur_start..cur_start + (1 << cur_bits)];
             let mut k = (rev >> pbits) as usize;
             while k < sub.len() {
