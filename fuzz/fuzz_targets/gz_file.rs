@@ -40,10 +40,13 @@ macro_rules! trace {
 
 #[path = "gz_file/read.rs"]
 mod read;
+#[path = "common/rnd.rs"]
+mod rnd;
 #[path = "gz_file/write.rs"]
 mod write;
 
 use read::{getc_macro, read};
+use rnd::Rnd;
 use write::write;
 
 const Z_OK: c_int = 0;
@@ -51,27 +54,6 @@ const Z_STREAM_ERROR: c_int = -2;
 const Z_DATA_ERROR: c_int = -3;
 /// Output beyond this is not decoded (bounds the fuzzer's memory).
 const LIMIT: usize = 1 << 24;
-
-/// A deterministic pseudo-random sequence (xorshift64) seeded by the fuzz input.
-struct Rnd(u64);
-
-impl Rnd {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// A number below `n` (at least 1).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    /// A size from 0 up to `max`, small ones as likely as large ones.
-    fn size(&mut self, max: usize) -> usize {
-        let bits = self.below(18);
-        (self.next() as usize & ((1usize << bits) - 1)) % (max + 1)
-    }
-}
 
 /// The file this process works on (in memory where `/dev/shm` exists).
 fn path() -> CString {

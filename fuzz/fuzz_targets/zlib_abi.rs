@@ -36,32 +36,18 @@ use libfuzzer_sys::fuzz_target;
 mod back;
 #[path = "zlib_abi/header.rs"]
 mod header;
+#[path = "common/rnd.rs"]
+mod rnd;
 
 use back::inflate_back;
 use header::{gzip_header_len, random_header, HeadBufs, SetHead};
+use rnd::Rnd;
 
 /// Output beyond this is not decoded (bounds the fuzzer's memory).
 const LIMIT: usize = 1 << 22;
 /// Calls in a row without progress that `inflate` may make with input and output space: a
 /// `Z_BLOCK` or `Z_TREES` stop at a block boundary and one after its header need no input.
 const IDLE: u32 = 3;
-
-/// A deterministic pseudo-random sequence (xorshift64) seeded by the fuzz input.
-struct Rnd(u64);
-
-impl Rnd {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// A piece size from 1 up to `max`, small ones as likely as large ones.
-    fn piece(&mut self, max: usize) -> usize {
-        let bits = self.next() % 17;
-        1 + (self.next() as usize & ((1usize << bits) - 1)) % max.max(1)
-    }
-}
 
 /// A fresh stream on the heap: the library ties its state to the `z_stream`'s address.
 fn new_stream() -> Box<z_stream> {
