@@ -71,6 +71,11 @@ impl Checker {
         }
     }
 
+    /// The directory the checker writes its files to.
+    pub fn dir(&self) -> PathBuf {
+        self.dir.clone()
+    }
+
     /// Queues `stream` (in `format`) to be checked against `expected`.
     pub fn add(&mut self, stream: &[u8], format: Format, expected: &[u8]) {
         self.add_w(stream, wbits(format), expected, None);
