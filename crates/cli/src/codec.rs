@@ -394,6 +394,20 @@ fn decompress_stream(
                 if report.members == 0 && !copy_plain {
                     return Err(CodecError::NotGzip);
                 }
+                // gzip reads the next member's two magic bytes, and one byte that is not zero
+                // (zeros are padding) ends its input too early: "unexpected end of file", an
+                // error. Two or more are trailing garbage. (At a member start the buffer holds
+                // a header's worth of bytes unless the input has ended.)
+                if !copy_plain
+                    && format == Format::Gzip
+                    && eof
+                    && end - start == 1
+                    && buf[start] != 0
+                {
+                    return Err(CodecError::Truncated {
+                        offset: consumed_total + 1,
+                    });
+                }
                 // The rest of the input: copied as it is (copy_plain), or checked, since gzip
                 // ignores trailing zeros (tape padding) silently and warns on anything else;
                 // either way the data decoded so far is complete and valid.

@@ -301,6 +301,41 @@ fn trailing_garbage_is_a_warning_and_the_data_is_kept() {
     t.assert_same_state("trailing garbage");
 }
 
+/// One byte after the last member that is not zero: gzip reads it as the start of the next
+/// member's magic, finds the input ended, and fails ("unexpected end of file", exit 1), keeping
+/// the .gz and writing no file; one zero byte is padding, two bytes are trailing garbage.
+#[test]
+fn a_lone_trailing_byte_is_an_unexpected_end_of_file() {
+    let t = Twin::new("trail1");
+    t.write("f", &sample("grammar.lsp"));
+    let _ = t.run(&["f"]);
+    for (tail, code) in [(&b"A"[..], 1), (b"\x1f", 1), (b"\0", 0), (b"AB", 2)] {
+        for side in ["gzip", "hyperz"] {
+            let mut d = fs::read(t.dir(side).join("f.gz")).unwrap();
+            d.extend_from_slice(tail);
+            fs::write(t.dir(side).join("g.gz"), d).unwrap();
+        }
+        let r = t.run(&["-dc", "g.gz"]);
+        assert_eq!(codes(&r), (Some(code), Some(code)), "-dc, tail {tail:?}");
+        assert!(r.0.stdout == r.1.stdout, "-dc output, tail {tail:?}");
+        let r = t.run(&["-t", "g.gz"]);
+        assert_eq!(codes(&r), (Some(code), Some(code)), "-t, tail {tail:?}");
+        let r = t.run(&["-d", "g.gz"]);
+        assert_eq!(codes(&r), (Some(code), Some(code)), "-d, tail {tail:?}");
+        for side in ["gzip", "hyperz"] {
+            let (gz, plain) = (t.dir(side).join("g.gz"), t.dir(side).join("g"));
+            assert_eq!(gz.exists(), code == 1, "{side}: g.gz kept, tail {tail:?}");
+            assert_eq!(
+                plain.exists(),
+                code != 1,
+                "{side}: g written, tail {tail:?}"
+            );
+            let _ = fs::remove_file(gz);
+            let _ = fs::remove_file(plain);
+        }
+    }
+}
+
 /// Names that look compressed already, symbolic links and repeated options, as gzip has them:
 /// a known suffix (.gz, .tgz, .taz, .z, -gz, -z, _z in any case, or the -S one) is left alone
 /// with a notice and exit 0 unless -f; a symbolic link is an error (exit 1) unless -f, or -c,
