@@ -70,11 +70,20 @@ fn file_path(p: &CString) -> &std::path::Path {
     std::path::Path::new(p.to_str().unwrap())
 }
 
-fn open(p: &CString, mode: &str) -> *mut gzFile_s {
+/// Opens the file with `mode` and, one time in three, gives it a buffer of a data-chosen size
+/// (before its first read or write, where `gzbuffer` is allowed).
+fn open(p: &CString, mode: &str, rnd: &mut Rnd) -> *mut gzFile_s {
     let m = CString::new(mode).unwrap();
     // SAFETY: two NUL-terminated strings.
     let f = unsafe { gzopen(p.as_ptr(), m.as_ptr()) };
     assert!(!f.is_null(), "gzopen {mode}");
+    if rnd.below(3) == 0 {
+        let size = 8 + rnd.below(70_000) as c_uint;
+        trace!("gzbuffer {size}");
+        // SAFETY: a live handle, not yet read or written.
+        let r = unsafe { gzbuffer(f, size) };
+        assert_eq!(r, Z_OK, "gzbuffer");
+    }
     f
 }
 
@@ -108,12 +117,7 @@ fuzz_target!(|data: &[u8]| {
 /// Reads arbitrary bytes as a file; see the module comment for what must hold.
 fn arbitrary(p: &CString, bytes: &[u8], rnd: &mut Rnd) {
     std::fs::write(file_path(p), bytes).unwrap();
-    let f = open(p, "rb");
-    if rnd.below(3) == 0 {
-        // SAFETY: a live handle, before its first read.
-        let r = unsafe { gzbuffer(f, 8 + rnd.below(70_000) as c_uint) };
-        assert_eq!(r, Z_OK, "gzbuffer");
-    }
+    let f = open(p, "rb", rnd);
     let mut got = Vec::new();
     let failed = loop {
         if got.len() > LIMIT {

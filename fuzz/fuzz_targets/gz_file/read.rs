@@ -121,15 +121,8 @@ pub fn read(p: &CString, content: &[u8], transparent: bool, rnd: &mut Rnd) {
     // An empty file is never found to be plain (zlib looks for the magic and finds nothing),
     // though `gzdirect` says it is (as for any file before a look found the magic).
     let copy = transparent && !content.is_empty();
-    let f = open(p, "rb");
     trace!("read {} bytes (transparent: {transparent})", content.len());
-    if rnd.below(3) == 0 {
-        let size = 8 + rnd.below(70_000) as c_uint;
-        trace!("gzbuffer {size}");
-        // SAFETY: a live handle, before its first read.
-        let r = unsafe { gzbuffer(f, size) };
-        assert_eq!(r, Z_OK, "gzbuffer");
-    }
+    let f = open(p, "rb", rnd);
     let mut m = Model {
         content,
         copy,
