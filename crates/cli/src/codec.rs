@@ -229,6 +229,9 @@ pub struct DecodeReport {
     pub header: Option<GzipHeader>,
     /// Members decoded.
     pub members: u64,
+    /// The last member's uncompressed length (its ISIZE holds it modulo 2^32): `gzip -l`
+    /// shows it.
+    pub last_member_out: u64,
     /// Non-zero bytes after the last member were ignored (gzip warns and exits with 2).
     pub trailing_garbage: bool,
     /// Zero bytes (tape padding) after the last member were ignored (gzip says so with -v).
@@ -365,6 +368,7 @@ fn decompress_stream(
                                 start += len;
                                 consumed_total += len as u64;
                                 report.members += 1;
+                                report.last_member_out = raw_len as u64;
                             }
                             Some(r) => {
                                 consumed_total -= r.bytes.len() as u64;
@@ -452,6 +456,7 @@ fn decompress_stream(
                     report.header = inflater.gzip_header().cloned();
                 }
                 report.members += 1;
+                report.last_member_out = inflater.total_out();
                 inflater.reset();
                 member_start = true;
             }
