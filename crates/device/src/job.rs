@@ -197,7 +197,11 @@ fn clog2c(c: u32) -> f64 {
 }
 
 /// Cheap incompressibility test: the order-0 entropy of a strided 4 KiB sample (64 runs of 64
-/// bytes), from a byte histogram and a `c log2 c` table — a few microseconds per block.
+/// bytes), from a byte histogram and a `c log2 c` table — a few microseconds per block. Bytes
+/// spread that evenly may still repeat at distances DEFLATE reaches (a ramp of every byte
+/// value, a table of them, a block of random bytes written twice: entropy 8.0, yet gzip
+/// compresses 10 MB of the bytes 0..251 repeated to 75 KB); [`repeats`] looks for that before
+/// the data is stored.
 pub fn looks_incompressible(data: &[u8]) -> bool {
     if data.len() < INCOMPRESSIBLE_MIN {
         return false;
@@ -212,7 +216,51 @@ pub fn looks_incompressible(data: &[u8]) -> bool {
     }
     let n = (runs * 64) as f64;
     let sum: f64 = hist.iter().map(|&c| clog2c(c)).sum();
-    n.log2() - sum / n > INCOMPRESSIBLE_BITS
+    n.log2() - sum / n > INCOMPRESSIBLE_BITS && !repeats(data)
+}
+
+/// Bytes [`repeats`] looks up at each of its probes.
+const PROBE: usize = 2 << 10;
+/// Probes [`repeats`] makes, spread over the data.
+const PROBES: usize = 2;
+/// [`repeats`] indexes every this many positions of the window before a probe.
+const PROBE_STEP: usize = 32;
+/// log2 of the slots of [`repeats`]'s table.
+const PROBE_BITS: u32 = 12;
+
+/// Whether `data` (at least `INCOMPRESSIBLE_MIN` bytes) repeats eight bytes or more at a
+/// window's distance or less: at each of `PROBES` stretches of `PROBE` bytes spread over it,
+/// every position is looked up among every `PROBE_STEP`-th position of the window before the
+/// stretch and all of the stretch's own, each candidate's eight bytes compared. A repeat at
+/// any distance up to the window then hits at one position in `PROBE_STEP` at least, where
+/// random bytes almost never hit (2^-64 per candidate); a quarter of that is the bar.
+fn repeats(data: &[u8]) -> bool {
+    let word = |p: usize| u64::from_le_bytes(data[p..p + 8].try_into().unwrap());
+    let slot = |w: u64| (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PROBE_BITS)) as usize;
+    // A slot holds a position plus one (0: empty).
+    let mut table = [0u32; 1 << PROBE_BITS];
+    let last = data.len() - 8;
+    for k in 1..=PROBES {
+        let b0 = (data.len() - PROBE) * k / PROBES;
+        let a0 = b0.saturating_sub(WINDOW);
+        for p in (a0..b0).step_by(PROBE_STEP) {
+            table[slot(word(p))] = p as u32 + 1;
+        }
+        let mut hits = 0;
+        for q in b0..(b0 + PROBE).min(last) {
+            let w = word(q);
+            let s = slot(w);
+            let c = table[s] as usize;
+            if c > a0 && q - (c - 1) <= WINDOW && word(c - 1) == w {
+                hits += 1;
+            }
+            table[s] = q as u32 + 1;
+        }
+        if hits * PROBE_STEP * 4 >= PROBE {
+            return true;
+        }
+    }
+    false
 }
 
 /// Appends `input` as one independent-block gzip member to `out`; returns its CRC-32. The

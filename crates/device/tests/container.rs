@@ -127,4 +127,18 @@ fn incompressibility_test_separates_random_from_text() {
         !looks_incompressible(&random[..20_000]),
         "too small to judge"
     );
+    // Bytes spread evenly that repeat within DEFLATE's window compress (gzip -1: 10 MB of the
+    // ramp below to 75 KB); repeats from farther back do not.
+    let ramp: Vec<u8> = (0..300_000).map(|i| (i % 251) as u8).collect();
+    assert!(!looks_incompressible(&ramp), "a ramp of 251 byte values");
+    for period in [64, 4096, 20_000, 32_768] {
+        let copies = random[..period].repeat(300_000 / period + 1);
+        assert!(
+            !looks_incompressible(&copies),
+            "random bytes, period {period}"
+        );
+    }
+    // (7.5 copies: the histogram's 64 evenly spaced runs must not all fall on a few offsets.)
+    let far = &random[..40_000].repeat(8)[..300_000];
+    assert!(looks_incompressible(far), "random bytes, period 40,000");
 }

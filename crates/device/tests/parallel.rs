@@ -31,6 +31,33 @@ fn small_blocks(engines: usize) -> DeviceConfig {
     }
 }
 
+/// The store-raw policy stored data whose bytes are evenly spread but repeat within the
+/// window: a ramp of 251 byte values and a 20 KB block of random bytes written 50 times were
+/// stored whole at every level (1.0004 of their size; gzip -1 makes 0.75% and 1.7% of it).
+/// Now they compress, to less than 5% at levels 1, 6 and 10 (the first copy alone is 2% of
+/// the copies), and decode with gzip.
+#[test]
+fn evenly_spread_bytes_that_repeat_are_compressed() {
+    let random = sample(300_000, 3)[100_000..120_000].to_vec();
+    let ramp: Vec<u8> = (0..1_000_000).map(|i| (i % 251) as u8).collect();
+    for (what, data) in [("ramp", ramp), ("copies", random.repeat(50))] {
+        for level in [1, 6, 10] {
+            let dev = Device::new(DeviceConfig {
+                block_size: 128 << 10,
+                ..DeviceConfig::with_engines(2)
+            });
+            let gz = dev.compress(Format::Gzip, level, &data);
+            assert!(
+                gz.len() * 20 < data.len(),
+                "{what} at level {level}: {} of {}",
+                gz.len(),
+                data.len()
+            );
+            assert_eq!(run_tool("gzip", &["-dc"], &gz), data, "{what}, gzip -dc");
+        }
+    }
+}
+
 #[test]
 fn output_identical_for_one_to_eight_engines() {
     let data = sample(1_000_003, 1);
