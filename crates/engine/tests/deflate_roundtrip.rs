@@ -221,3 +221,40 @@ fn short_periods_keep_one_distance_at_level_1() {
     }
     ck.check();
 }
+
+/// A JSON log whose lines share most of their fields: 40,000 lines with a rising timestamp,
+/// one of three levels, routes and users. Each match a line takes from an earlier one runs
+/// longer than 16 bytes, where levels 5 and 6 used to stop looking ahead (zlib's max_lazy):
+/// level 6 made 4% more bytes than zlib -6 (240,546 against 231,584 on the first such log
+/// measured). At levels 4 to 9 the stream must now be no larger than the system zlib's at the
+/// same level, and decode with it.
+#[test]
+fn a_json_log_compresses_as_well_as_zlib_does() {
+    let mut r = Rng(11);
+    let mut log = String::new();
+    let mut ts = 1_700_000_000u64;
+    for _ in 0..40_000 {
+        ts += r.below(6) as u64;
+        let level = ["info", "warn", "error"][r.below(3)];
+        let route = ["GET /a", "POST /b", "GET /c/d"][r.below(3)];
+        log.push_str(&format!(
+            "{{\"ts\":{ts},\"level\":\"{level}\",\"user\":{},\"msg\":\"request {route} took {}ms\"}}\n",
+            r.below(1000),
+            r.below(500)
+        ));
+    }
+    let data = log.into_bytes();
+    let mut ck = Checker::new("jsonlog");
+    for level in 4..=9 {
+        let ours = compress(Format::Zlib, &data, level);
+        let zlib = py_compress(&data, level);
+        assert!(
+            ours.len() <= zlib.len(),
+            "level {level}: {} bytes, zlib {}",
+            ours.len(),
+            zlib.len()
+        );
+        ck.add(&ours, Format::Zlib, &data);
+    }
+    ck.check();
+}

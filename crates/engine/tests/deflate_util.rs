@@ -168,6 +168,26 @@ pub fn py_decode(stream: &[u8], w: i32) -> Result<Vec<u8>, String> {
     }
 }
 
+/// The system zlib's zlib stream of `data` at `level` (python3's zlib.compress).
+pub fn py_compress(data: &[u8], level: u32) -> Vec<u8> {
+    let mut c = Command::new("python3")
+        .arg("-c")
+        .arg(format!(
+            "import sys,zlib\nsys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read(), {level}))"
+        ))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut si = c.stdin.take().unwrap();
+    let data = data.to_vec();
+    let t = std::thread::spawn(move || si.write_all(&data));
+    let o = c.wait_with_output().unwrap();
+    t.join().unwrap().unwrap();
+    assert!(o.status.success(), "python3 zlib.compress");
+    o.stdout
+}
+
 /// Small deterministic PRNG (xorshift64*).
 pub struct Rng(pub u64);
 impl Rng {
