@@ -203,9 +203,12 @@ fn clog2c(c: u32) -> f64 {
 /// compresses 10 MB of the bytes 0..251 repeated to 75 KB); [`repeats`] looks for that before
 /// the data is stored.
 pub fn looks_incompressible(data: &[u8]) -> bool {
-    if data.len() < INCOMPRESSIBLE_MIN {
-        return false;
-    }
+    data.len() >= INCOMPRESSIBLE_MIN && spread_evenly(data) && !repeats(data)
+}
+
+/// Whether the order-0 entropy of a sample of `data` (64 runs of 64 bytes, or all of it)
+/// exceeds [`INCOMPRESSIBLE_BITS`].
+fn spread_evenly(data: &[u8]) -> bool {
     let mut hist = [0u32; 256];
     let runs = 64;
     let stride = data.len() / runs;
@@ -216,7 +219,7 @@ pub fn looks_incompressible(data: &[u8]) -> bool {
     }
     let n = (runs * 64) as f64;
     let sum: f64 = hist.iter().map(|&c| clog2c(c)).sum();
-    n.log2() - sum / n > INCOMPRESSIBLE_BITS && !repeats(data)
+    n.log2() - sum / n > INCOMPRESSIBLE_BITS
 }
 
 /// Bytes [`repeats`] looks up at each of its probes.
@@ -287,8 +290,20 @@ pub(crate) fn write_member(
     crc
 }
 
+/// A piece that looks incompressible as a whole is judged again in parts of this size, by the
+/// entropy of each part's sample: compressed files in a tar are not all random throughout
+/// (one holds an image that repeats itself), and a stored piece stored those stretches too.
+/// `/usr/share/doc` as a tar (8 MB, mostly `changelog.gz` files): level 6 6,392,596 ->
+/// 6,333,107 bytes (gzip -6 6,352,129, libdeflate -6 6,315,302), level 12 6,347,719 ->
+/// 6,285,898 (libdeflate -12 6,288,155). Random bytes cost more to judge: 200 MB at level 1
+/// on one engine 0.055 -> 0.104 s of CPU (the same wall time, 0.12-0.13 s); parts of 32 KiB
+/// cost half that and gained 18% less.
+const POLICY_PART: usize = 16 << 10;
+
 /// Compresses `buf[start..]`, with `buf[..start]` (at most a window) as its history, through
-/// the store-raw policy or the codec.
+/// the store-raw policy or the codec: a piece that looks incompressible is stored, except its
+/// parts ([`POLICY_PART`]) that do not; those go to the codec, each stretch of them with the
+/// window before it as history.
 fn deflate_piece(
     sh: &Shared,
     settings: Settings,
@@ -298,17 +313,43 @@ fn deflate_piece(
     out: &mut Vec<u8>,
 ) {
     let input = &buf[start..];
-    let level = settings.level;
-    if level == 0 || (sh.cfg.store_incompressible && looks_incompressible(input)) {
-        if level != 0 {
+    if settings.level == 0 {
+        return write_stored(input, last, out);
+    }
+    if !(sh.cfg.store_incompressible && looks_incompressible(input)) {
+        return sh
+            .codec
+            .compress_raw_window(settings, buf, start, last, out);
+    }
+    // Parts from `start` (a last part shorter than half of one joins the one before), each
+    // stored or not; a stretch of parts alike goes out as one.
+    let end = buf.len();
+    let mut parts: Vec<(usize, bool)> = Vec::new();
+    let mut a = start;
+    while a < end {
+        let b = match (a + POLICY_PART).min(end) {
+            b if end - b < POLICY_PART / 2 => end,
+            b => b,
+        };
+        let stored = spread_evenly(&buf[a..b]);
+        if parts.last().is_none_or(|p| p.1 != stored) {
+            parts.push((a, stored));
+        }
+        a = b;
+    }
+    for (i, &(a, stored)) in parts.iter().enumerate() {
+        let b = parts.get(i + 1).map_or(end, |p| p.0);
+        let fin = last && b == end;
+        if stored {
             sh.counters
                 .stored_raw
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            write_stored(&buf[a..b], fin, out);
+        } else {
+            let from = a.saturating_sub(WINDOW);
+            sh.codec
+                .compress_raw_window(settings, &buf[from..b], a - from, fin, out);
         }
-        write_stored(input, last, out);
-    } else {
-        sh.codec
-            .compress_raw_window(settings, buf, start, last, out);
     }
 }
 
