@@ -132,7 +132,11 @@ impl Bt {
         if pos + 4 > end {
             return 0;
         }
-        let max = (end - pos).min(MAX_MATCH);
+        // An insertion compares no further than `nice`: a walk stops at a match that long
+        // whatever its length, and records nothing (libdeflate's skip does the same). Inside a
+        // run of one byte each insertion compared all 258 bytes: 100 MB of zeros at level 10
+        // took 4.75 s (libdeflate -10: 2.0 s).
+        let max = (end - pos).min(if RECORD { MAX_MATCH } else { nice });
         let nice = nice.min(max);
         // Longest length that may be recorded; below 3 nothing is.
         let rec_max = rec_end.saturating_sub(pos).min(max);
