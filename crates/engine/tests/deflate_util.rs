@@ -144,23 +144,32 @@ impl Checker {
     }
 }
 
-/// Decodes one stream with python3's zlib (wbits as in zlib.decompressobj); Err on failure.
-pub fn py_decode(stream: &[u8], w: i32) -> Result<Vec<u8>, String> {
+/// Runs python3 `script` with `input` on its standard input.
+fn python(script: &str, input: &[u8]) -> std::process::Output {
     let mut c = Command::new("python3")
         .arg("-c")
-        .arg(format!(
-            "import sys,zlib\nd=zlib.decompressobj({w})\nsys.stdout.buffer.write(d.decompress(sys.stdin.buffer.read()))"
-        ))
+        .arg(script)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut si = c.stdin.take().unwrap();
-    let data = stream.to_vec();
+    let data = input.to_vec();
     let t = std::thread::spawn(move || si.write_all(&data));
     let o = c.wait_with_output().unwrap();
     t.join().unwrap().unwrap();
+    o
+}
+
+/// Decodes one stream with python3's zlib (wbits as in zlib.decompressobj); Err on failure.
+pub fn py_decode(stream: &[u8], w: i32) -> Result<Vec<u8>, String> {
+    let o = python(
+        &format!(
+            "import sys,zlib\nd=zlib.decompressobj({w})\nsys.stdout.buffer.write(d.decompress(sys.stdin.buffer.read()))"
+        ),
+        stream,
+    );
     if o.status.success() {
         Ok(o.stdout)
     } else {
@@ -170,20 +179,12 @@ pub fn py_decode(stream: &[u8], w: i32) -> Result<Vec<u8>, String> {
 
 /// The system zlib's zlib stream of `data` at `level` (python3's zlib.compress).
 pub fn py_compress(data: &[u8], level: u32) -> Vec<u8> {
-    let mut c = Command::new("python3")
-        .arg("-c")
-        .arg(format!(
+    let o = python(
+        &format!(
             "import sys,zlib\nsys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read(), {level}))"
-        ))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut si = c.stdin.take().unwrap();
-    let data = data.to_vec();
-    let t = std::thread::spawn(move || si.write_all(&data));
-    let o = c.wait_with_output().unwrap();
-    t.join().unwrap().unwrap();
+        ),
+        data,
+    );
     assert!(o.status.success(), "python3 zlib.compress");
     o.stdout
 }
