@@ -229,8 +229,8 @@ pub struct DecodeReport {
     pub header: Option<GzipHeader>,
     /// Members decoded.
     pub members: u64,
-    /// The last member's uncompressed length (its ISIZE holds it modulo 2^32): `gzip -l`
-    /// shows it.
+    /// The last member's uncompressed length (its ISIZE holds it modulo 2^32; for a zip
+    /// archive or a compress file, the whole output): `gzip -l` shows it.
     pub last_member_out: u64,
     /// Non-zero bytes after the last member were ignored (gzip warns and exits with 2).
     pub trailing_garbage: bool,

@@ -157,12 +157,12 @@ pub fn list_stream(name: &str, r: &mut dyn Read, opts: &Options, rep: &mut Repor
 struct Decoded {
     /// Members in the file: gzip's ratio leaves out the header and trailer of a single one.
     members: u64,
-    /// The last member's uncompressed length.
-    last_out: u64,
-    /// For a zip archive (its first entry) or a compress file, the decoded size and the method
-    /// shown: gzip shows the whole file against the size, with no CRC (all ones) and the
-    /// file's time.
-    zip: Option<(u64, &'static str)>,
+    /// The last member's uncompressed length (a zip archive's first entry's, a compress
+    /// file's).
+    uncompressed: u64,
+    /// For a zip archive or a compress file, the method shown: gzip shows the whole file
+    /// against the size, with no CRC (all ones) and the file's time.
+    zip: Option<&'static str>,
 }
 
 /// Decompresses a file to be listed, as gzip 1.12 does first; what that found, if the file
@@ -185,13 +185,13 @@ fn decoded_members(
                 rep.file_warning(name, w);
             }
             let zip = match (r.zip_method, r.lzw) {
-                (Some(m), _) => Some((r.counts.bytes_out, if m == 0 { "store" } else { "defla" })),
-                (None, true) => Some((r.counts.bytes_out, "compr")),
+                (Some(m), _) => Some(if m == 0 { "store" } else { "defla" }),
+                (None, true) => Some("compr"),
                 _ => None,
             };
             (!(r.trailing_garbage || r.trailing_zeros)).then_some(Decoded {
                 members: r.members,
-                last_out: r.last_member_out,
+                uncompressed: r.last_member_out,
                 zip,
             })
         }
@@ -249,14 +249,13 @@ fn print_row(name: &str, row: &Row, opts: &Options, rep: &mut Reporter) {
     } = *row;
     let Decoded {
         members,
-        last_out,
+        uncompressed: uncomp,
         zip,
     } = decoded;
-    let (crc, uncomp, framing, mtime) = match (zip, header_len(head)) {
-        (Some((n, _)), _) => (u64::MAX, n, 0, 0),
+    let (crc, framing, mtime) = match (zip, header_len(head)) {
+        (Some(_), _) => (u64::MAX, 0, 0),
         (None, Some(h)) if size >= h as u64 + 8 => (
             u32::from_le_bytes(tail[..4].try_into().unwrap()) as u64,
-            last_out,
             if members == 1 { h as u64 + 8 } else { 0 },
             u32::from_le_bytes(head[4..8].try_into().unwrap()),
         ),
@@ -287,7 +286,7 @@ fn print_row(name: &str, row: &Row, opts: &Options, rep: &mut Reporter) {
         } else {
             file_mtime
         };
-        let method = zip.map_or("defla", |z| z.1);
+        let method = zip.unwrap_or("defla");
         print!("{method} {crc:08x} {:>12} ", format_mtime(mtime));
     }
     println!("{size:>19} {uncomp:>19} {ratio:5.1}% {shown}");

@@ -186,6 +186,7 @@ pub fn decompress(
             bytes_out: written,
         },
         members: 1,
+        last_member_out: written,
         lzw: true,
         ..DecodeReport::default()
     })

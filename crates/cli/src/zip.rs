@@ -222,6 +222,7 @@ pub fn decompress(
             bytes_out: written,
         },
         members: 1,
+        last_member_out: written,
         more_entries,
         zip_method: Some(e.method),
         ..DecodeReport::default()
