@@ -1,25 +1,12 @@
 //! Members of 4 GiB and more, whose gzip trailer holds the length modulo 2^32 only.
 
+use hyperz_tests::dropin::scratch;
 use std::fs;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 const HYPERZ: &str = env!("CARGO_BIN_EXE_hyperz");
-
-/// A directory removed when the test is done with it (kept, with its path printed, when the
-/// test fails).
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("kept {}", self.0.display());
-        } else {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 /// `program args` in `dir`: exit code, standard output and standard error.
 fn run(dir: &Path, program: &str, args: &[&str]) -> (Option<i32>, String, String) {
@@ -39,10 +26,8 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> (Option<i32>, String, String
 #[test]
 fn a_member_past_4_gib_is_listed_and_decoded_whole() {
     const LEN: u64 = (1 << 32) + 1000;
-    let dir = Scratch(std::env::temp_dir().join(format!("hyperz-large-{}", std::process::id())));
-    let _ = fs::remove_dir_all(&dir.0);
-    fs::create_dir_all(&dir.0).unwrap();
-    let big = dir.0.join("big.gz");
+    let dir = scratch("large");
+    let big = dir.join("big.gz");
     let mut c = Command::new(HYPERZ)
         .args(["-1", "-c"])
         .stdin(Stdio::piped())
@@ -64,7 +49,7 @@ fn a_member_past_4_gib_is_listed_and_decoded_whole() {
 
     let mut d = Command::new(HYPERZ)
         .args(["-dc", "big.gz"])
-        .current_dir(&dir.0)
+        .current_dir(&dir)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -81,16 +66,16 @@ fn a_member_past_4_gib_is_listed_and_decoded_whole() {
     assert!(d.wait().unwrap().success());
     assert_eq!(total, LEN);
 
-    fs::write(dir.0.join("small"), b"a small first member\n").unwrap();
+    fs::write(dir.join("small"), b"a small first member\n").unwrap();
     let small = Command::new("gzip")
         .args(["-c", "-n", "small"])
-        .current_dir(&dir.0)
+        .current_dir(&dir)
         .output()
         .unwrap()
         .stdout;
-    fs::write(dir.0.join("two.gz"), [&small[..], &member[..]].concat()).unwrap();
+    fs::write(dir.join("two.gz"), [&small[..], &member[..]].concat()).unwrap();
     let args = ["-l", "big.gz", "two.gz"];
-    let (ours, theirs) = (run(&dir.0, HYPERZ, &args), run(&dir.0, "gzip", &args));
+    let (ours, theirs) = (run(&dir, HYPERZ, &args), run(&dir, "gzip", &args));
     assert_eq!(ours, theirs, "hyperz, then gzip");
     assert_eq!(ours.0, Some(0));
     let rows: Vec<&str> = ours.1.lines().collect();

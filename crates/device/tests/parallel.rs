@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 
 use hyperz_device::{member_index, DecodeErrorKind, Device, DeviceConfig, ParallelDeflater};
 use hyperz_engine::Format;
-use hyperz_tests::run_tool;
+use hyperz_tests::{run_tool, xorshift};
 
 /// Mixed data: text-like runs and pseudo-random stretches (so the store-raw policy fires too).
 fn sample(len: usize, seed: u32) -> Vec<u8> {
@@ -66,17 +66,8 @@ fn evenly_spread_bytes_that_repeat_are_compressed() {
 /// random bytes plus 2 KiB, at levels 1, 6 and 10, and decode with gzip.
 #[test]
 fn repeats_between_incompressible_stretches_are_compressed() {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut noise = |n: usize| -> Vec<u8> {
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 32) as u8
-            })
-            .collect()
-    };
+    let mut rnd = xorshift(0x2545_F491_4F6C_DD1D);
+    let mut noise = |n: usize| -> Vec<u8> { (0..n).map(|_| (rnd() >> 32) as u8).collect() };
     let mut data = Vec::new();
     for _ in 0..4 {
         data.extend_from_slice(&noise(48 << 10));
