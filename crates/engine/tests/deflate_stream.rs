@@ -352,6 +352,75 @@ fn sync_flush_is_byte_aligned_and_decodable_so_far() {
     }
 }
 
+/// Short messages each followed by a sync flush (WebSocket's permessage-deflate, SSH), 300
+/// KB in all so the carried match-finder state is dropped and rebuilt on the way (see
+/// `Deflater::flush_action`): at levels 0-9 and the zlib strategies, the stream decodes with
+/// the system zlib, and feeding each message in random pieces before its flush gives the same
+/// bytes as feeding it whole.
+#[test]
+fn messages_sync_flushed_one_by_one() {
+    let mut r = Rng(41);
+    let words: Vec<&[u8]> = vec![
+        b"GET ",
+        b"/api/v1/",
+        b"items",
+        b"users",
+        b"?page=",
+        b"&sort=",
+        b"asc",
+        b"desc",
+        b" HTTP/1.1\r\n",
+    ];
+    let msgs: Vec<Vec<u8>> = (0..3500)
+        .map(|_| {
+            let mut m = Vec::new();
+            for _ in 0..4 + r.below(8) {
+                m.extend_from_slice(words[r.below(words.len())]);
+                m.extend_from_slice(r.below(100_000).to_string().as_bytes());
+            }
+            m
+        })
+        .collect();
+    let want = msgs.concat();
+    for level in 0..=9u32 {
+        for strategy in [Strategy::Default, Strategy::ALL[1 + level as usize % 4]] {
+            let p = Params {
+                level,
+                strategy,
+                ..Params::default()
+            };
+            let mut whole = Deflater::new(Format::Raw, p).unwrap();
+            let mut pieces = Deflater::new(Format::Raw, p).unwrap();
+            let mut out = vec![0u8; 8192];
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for (i, m) in msgs.iter().enumerate() {
+                let last = i + 1 == msgs.len();
+                let flush = if last { Flush::Finish } else { Flush::Sync };
+                let st = whole.deflate(m, &mut out, flush).unwrap();
+                assert_eq!(st.consumed, m.len());
+                a.extend_from_slice(&out[..st.produced]);
+                let mut rest = &m[..];
+                while !rest.is_empty() {
+                    let n = (1 + r.below(40)).min(rest.len());
+                    let st = pieces.deflate(&rest[..n], &mut out, Flush::None).unwrap();
+                    assert_eq!((st.consumed, st.produced), (n, 0));
+                    rest = &rest[n..];
+                }
+                let st = pieces.deflate(&[], &mut out, flush).unwrap();
+                b.extend_from_slice(&out[..st.produced]);
+            }
+            assert!(
+                a == b,
+                "level {level} {strategy:?}: the pieces changed the bytes"
+            );
+            assert!(
+                py_decode(&a, -15).unwrap() == want,
+                "level {level} {strategy:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn partial_and_block_flush_bits() {
     let mut d = Deflater::new(

@@ -14,6 +14,23 @@ use super::split::Splitter;
 use super::strategy::optimal::Costs;
 use super::LevelRow;
 
+/// How a segment's match finder was keyed, which a segment that continues it must keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Finder {
+    /// Level 1's table: keyed by five bytes or four, positions stored plus `base`.
+    Fast { key5: bool, base: u32 },
+    /// The full-size hash chains: five-byte or four-byte keys, with or without a short head.
+    Chains { long: bool, short: bool },
+}
+
+/// The match-finder state a segment left for the next one (see [`Ctx::keep`]): how it is
+/// keyed, and the length of the buffer whose positions it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Carry {
+    pub finder: Finder,
+    pub end: usize,
+}
+
 /// Compression state shared by the strategies.
 #[derive(Clone)]
 pub struct Ctx {
@@ -49,6 +66,17 @@ pub struct Ctx {
     pub hash_bits: u32,
     /// log2 of the window size.
     pub window_bits: u8,
+    /// Set by the caller for the next segment: leave the match finder's state in `carry`, so
+    /// a following segment of the same buffer (the same bytes at the same positions, more
+    /// after them) can go on from it instead of hashing its history again. The streaming
+    /// compressor sets it for segments ended by a flush (`stream.rs`). Level 1 and the hash
+    /// chains (at full size) leave a state; the other parsers leave none.
+    pub keep: bool,
+    /// The state the last segment left, if `keep` was set and its parser can.
+    pub carry: Option<Carry>,
+    /// The state this segment goes on from: `carry`, taken when the segment starts where it
+    /// ended (set by [`Ctx::begin`]; a parser that uses it takes it).
+    pub resume: Option<Finder>,
     enc: Encoder,
     split: Splitter,
     plan: Plan,
@@ -77,6 +105,9 @@ impl Ctx {
             table: Default::default(),
             hash_bits: (mem_level as u32 + 7).clamp(10, 16),
             window_bits,
+            keep: false,
+            carry: None,
+            resume: None,
             enc: Encoder::default(),
             split: Splitter::default(),
             plan: Plan::default(),
@@ -172,10 +203,17 @@ impl Ctx {
     pub fn start_stream(&mut self) {
         self.w.clear();
         self.costs = None;
+        self.carry = None;
     }
 
-    /// Starts a segment at `start` with no open symbols.
+    /// Starts a segment at `start` with no open symbols, going on from the carried state if
+    /// the last segment ended there.
     pub fn begin(&mut self, start: usize) {
+        self.resume = self
+            .carry
+            .take()
+            .filter(|c| c.end == start)
+            .map(|c| c.finder);
         self.sb.clear();
         self.block_start = start;
         self.split.reset();

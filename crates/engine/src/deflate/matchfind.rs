@@ -269,6 +269,25 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         self.ahead = (usize::MAX, 0);
     }
 
+    /// Goes on with the tables as the last segment left them ([`Chains::insert_all`]), for a
+    /// buffer that continues its buffer.
+    pub fn resume(&mut self) {
+        // The prefetched hash of the position after the last search may have read past the
+        // end of the last buffer.
+        self.ahead = (usize::MAX, 0);
+    }
+
+    /// Inserts every position of `buf` with four bytes not yet inserted, and leaves the last
+    /// three (which have not) to be inserted with their bytes if a segment continues the
+    /// buffer (see [`Chains::resume`]). Their words read zeros past the end, so on five-byte
+    /// chains the last position with four bytes is keyed with a zero fifth byte: where its
+    /// bytes go on, that position may not be found.
+    pub fn insert_all<const LONG: bool, const SHORT: bool>(&mut self, buf: &[u8]) {
+        let end = buf.len();
+        self.insert_to::<LONG, SHORT>(buf, end);
+        self.next = end.saturating_sub(3);
+    }
+
     /// The chain bucket of four bytes `v` (four-byte chains).
     #[inline(always)]
     fn bucket4(&self, v: u32) -> usize {

@@ -361,13 +361,24 @@ fn apply_strategy(c: &mut Ctx, s: Strategy) {
 
 /// Parses and emits `buf[start..]` (history `buf[..start]`); ends the last block, with BFINAL
 /// if `last`. Writes nothing for an empty non-final segment.
-fn compress_segment(ctx: &mut Ctx, strategy: Strategy, buf: &[u8], start: usize, last: bool) {
+pub(crate) fn compress_segment(
+    ctx: &mut Ctx,
+    strategy: Strategy,
+    buf: &[u8],
+    start: usize,
+    last: bool,
+) {
     ctx.begin(start);
     if ctx.row.parser == Parser::Stored {
         strategy::stored::run(ctx, buf, start, last);
+        ctx.resume = None;
         return;
     }
     if start == buf.len() && !last {
+        // Nothing to parse: a carried state still holds every position up to `start`.
+        if let Some(finder) = ctx.resume.take().filter(|_| ctx.keep) {
+            ctx.carry = Some(ctx::Carry { finder, end: start });
+        }
         return;
     }
     match (strategy, ctx.row.parser) {
@@ -379,6 +390,8 @@ fn compress_segment(ctx: &mut Ctx, strategy: Strategy, buf: &[u8], start: usize,
         (_, Parser::Optimal) => strategy::optimal::run(ctx, buf, start),
         _ => strategy::lazy::run(ctx, buf, start, 1),
     }
+    // A parser that cannot go on from a carried state leaves it unused.
+    ctx.resume = None;
     ctx.end_planned(buf);
     if ctx.block_start < buf.len() || !ctx.sb.syms.is_empty() || last {
         ctx.end_block(buf, buf.len(), last);

@@ -14,10 +14,15 @@ use super::block::write_stored;
 use super::container;
 use super::ctx::Ctx;
 use super::{
-    apply_strategy, make_ctx, segment, DeflateError, DeflateStatus, Flush, Params, Strategy, LEVELS,
+    apply_strategy, compress_segment, make_ctx, segment, DeflateError, DeflateStatus, Flush,
+    Params, Strategy, LEVELS,
 };
 use crate::checksum::{adler32, crc32};
 use crate::format::{Format, GzipHeader};
+
+/// Bytes a flushed segment's buffer may hold past its window and still be continued (see
+/// [`Deflater::flush_action`]): one segment's worth, as a stream without flushes buffers.
+const CARRY_LIMIT: usize = super::SEGMENT;
 
 /// Streaming, zlib-semantics compressor.
 #[derive(Clone)]
@@ -86,6 +91,7 @@ impl Deflater {
         }
         self.inbuf.extend_from_slice(dict);
         self.hist = self.inbuf.len();
+        self.ctx.carry = None;
         self.trim_history();
         Ok(())
     }
@@ -140,6 +146,8 @@ impl Deflater {
             let seg = self.ctx.row.segment();
             if self.inbuf.len() - self.hist > seg {
                 let (h, end) = (self.hist, self.hist + seg);
+                // A whole segment starts afresh (as the whole-buffer path does).
+                self.ctx.carry = None;
                 segment(
                     &mut self.ctx,
                     self.params.strategy,
@@ -294,30 +302,52 @@ impl Deflater {
         }
     }
 
-    /// Keeps at most one window of history in `inbuf`.
+    /// Keeps at most one window of history in `inbuf`. The buffer's positions move, so no
+    /// match-finder state carries over.
     fn trim_history(&mut self) {
         let w = self.ctx.max_dist;
         if self.hist > w {
             let cut = self.hist - w;
             self.inbuf.drain(..cut);
             self.hist = w;
+            self.ctx.carry = None;
         }
     }
 
     /// Parses all buffered input and performs `flush`'s marker / finish.
+    ///
+    /// A segment ended by a flush other than `Finish` leaves its match finder's state
+    /// ([`Ctx::keep`]), and the buffer is not trimmed after it, so the next flushed segment
+    /// goes on from that state at the same positions instead of hashing its window of history
+    /// again: a stream flushed after every short message (WebSocket's permessage-deflate, SSH,
+    /// log shippers) used to take a window's worth of hashing per message, 10x zlib's time per
+    /// 90-byte message. Once the buffer would exceed [`CARRY_LIMIT`] past its window, it is
+    /// trimmed and the next segment starts afresh, so the hashing is at most a window per
+    /// `CARRY_LIMIT` bytes. Whole segments (no flush) always start afresh, which keeps a stream
+    /// without flushes byte-identical to the whole-buffer path. The bytes depend only on the
+    /// input and the flush points.
     fn flush_action(&mut self, flush: Flush) {
         let last = flush == Flush::Finish;
+        if self.inbuf.len() > self.ctx.max_dist + CARRY_LIMIT {
+            self.ctx.carry = None;
+        }
+        if self.ctx.carry.is_none() {
+            self.trim_history();
+        }
         let end = self.inbuf.len();
-        segment(
+        self.ctx.keep = !last && flush != Flush::Full;
+        compress_segment(
             &mut self.ctx,
             self.params.strategy,
             &self.inbuf,
             self.hist,
-            end,
             last,
         );
+        self.ctx.keep = false;
         self.hist = end;
-        self.trim_history();
+        if self.ctx.carry.is_none() {
+            self.trim_history();
+        }
         match flush {
             Flush::None | Flush::Block => {}
             Flush::Partial => {
@@ -329,6 +359,7 @@ impl Deflater {
                 if flush == Flush::Full {
                     self.inbuf.clear();
                     self.hist = 0;
+                    self.ctx.carry = None;
                 }
             }
             Flush::Finish => {
@@ -361,5 +392,168 @@ impl Deflater {
             self.ctx.w.out.clear();
             self.delivered = 0;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deflate::ctx::Finder;
+    use crate::deflate::matchfind::{xorshift, SMALL_SEGMENT};
+    use crate::inflate::decompress;
+
+    /// `n` log lines of about 90 bytes that share their fields and differ in their numbers.
+    fn messages(n: usize) -> Vec<Vec<u8>> {
+        let mut rnd = xorshift(0x2545_F491_4F6C_DD1D);
+        let acts = ["click", "view", "buy", "scroll"];
+        (0..n)
+            .map(|i| {
+                let r = rnd();
+                format!(
+                    "{{\"id\": {i}, \"user\": \"user{}\", \"action\": \"{}\", \"path\": \"/items/{}\"}}\n",
+                    r % 501,
+                    acts[(r >> 20) as usize % 4],
+                    (r >> 32) % 10_001
+                )
+                .into_bytes()
+            })
+            .collect()
+    }
+
+    /// Compresses `m` and sync-flushes it, all in one call; returns the output.
+    fn send(d: &mut Deflater, m: &[u8], flush: Flush) -> Vec<u8> {
+        let mut out = vec![0u8; 4096];
+        let st = d.deflate(m, &mut out, flush).unwrap();
+        assert_eq!(st.consumed, m.len());
+        assert!(st.produced < out.len());
+        out.truncate(st.produced);
+        out
+    }
+
+    /// Messages each followed by a sync flush, 400 KB in all: at the levels whose parsers can
+    /// (1, and 2-9 once the buffer holds the small chains' 4 KiB), every flushed segment leaves
+    /// its match finder's state, and the buffer is trimmed (so the next segment hashes its
+    /// history afresh) only when it passes `CARRY_LIMIT` beyond its window, not at every flush
+    /// as before. Level 0, levels 10-12 and the Huffman-only and RLE strategies leave no state
+    /// and trim at every flush. Every stream decodes to the messages.
+    #[test]
+    fn flushed_segments_go_on_from_the_last_one() {
+        let all = messages(4500);
+        let mut cases: Vec<(u32, Strategy)> = (0..=12).map(|l| (l, Strategy::Default)).collect();
+        cases.extend(
+            [
+                Strategy::Filtered,
+                Strategy::Fixed,
+                Strategy::HuffmanOnly,
+                Strategy::Rle,
+            ]
+            .map(|s| (6, s)),
+        );
+        for (level, strategy) in cases {
+            let p = Params {
+                level,
+                strategy,
+                ..Params::default()
+            };
+            // (Levels 10-12 parse each message with their history afresh: 2 ms each.)
+            let msgs = &all[..if level >= 10 { 1000 } else { all.len() }];
+            let mut d = Deflater::new(Format::Raw, p).unwrap();
+            let carries = (1..=9).contains(&level)
+                && !matches!(strategy, Strategy::HuffmanOnly | Strategy::Rle);
+            // The buffer is trimmed to its window once it holds more than that: after every
+            // segment, or with a carried state only past `CARRY_LIMIT` more.
+            let window = d.ctx.max_dist;
+            let limit = if carries {
+                window + CARRY_LIMIT
+            } else {
+                window
+            };
+            let (mut z, mut trims) = (Vec::new(), 0);
+            for m in msgs {
+                // The buffer of the segment about to be parsed.
+                let seg_buf = d.inbuf.len() + m.len();
+                z.extend(send(&mut d, m, Flush::Sync));
+                let trimmed = d.inbuf.len() < seg_buf;
+                assert_eq!(trimmed, seg_buf > limit, "level {level} {strategy:?}");
+                trims += trimmed as usize;
+                let carry = d.ctx.carry;
+                if carries && (level == 1 || seg_buf >= SMALL_SEGMENT) {
+                    let c = carry.unwrap_or_else(|| panic!("level {level} {strategy:?}: no carry"));
+                    assert_eq!(c.end, d.inbuf.len(), "level {level}");
+                    assert_eq!(matches!(c.finder, Finder::Fast { .. }), level == 1);
+                } else {
+                    assert_eq!(carry, None, "level {level} {strategy:?}");
+                }
+            }
+            // 400 KB of messages: a fresh start per 256 KiB, or one per message.
+            let total: usize = msgs.iter().map(|m| m.len()).sum();
+            if carries {
+                assert!(trims <= total / CARRY_LIMIT, "level {level}: {trims} trims");
+            } else {
+                assert!(trims > msgs.len() / 2, "level {level}: {trims} trims");
+            }
+            z.extend(send(&mut d, &[], Flush::Finish));
+            assert_eq!(
+                decompress(Format::Raw, &z).unwrap(),
+                msgs.concat(),
+                "level {level}"
+            );
+        }
+    }
+
+    /// What moves the buffer or changes the match finder drops the carried state, and the
+    /// stream still decodes: a full flush (history gone), a raw preset dictionary, a level
+    /// change to another parser (chains to level 1's table, then to the binary trees). A
+    /// flush with no new input keeps it.
+    #[test]
+    fn what_moves_the_buffer_drops_the_carry() {
+        let msgs = messages(400);
+        let mut d = Deflater::new(Format::Raw, Params::default()).unwrap();
+        let mut z = Vec::new();
+        let mut want = Vec::new();
+        for (i, m) in msgs.iter().enumerate() {
+            z.extend(send(&mut d, m, Flush::Sync));
+            want.extend_from_slice(m);
+            let carry = d.ctx.carry.map(|c| c.finder);
+            match i {
+                100 => {
+                    assert!(matches!(carry, Some(Finder::Chains { .. })));
+                    // A flush with nothing new to parse keeps the state.
+                    z.extend(send(&mut d, b"then a block flush", Flush::Block));
+                    want.extend_from_slice(b"then a block flush");
+                    let carry = d.ctx.carry;
+                    z.extend(send(&mut d, &[], Flush::Sync));
+                    assert!(carry.is_some());
+                    assert_eq!(d.ctx.carry, carry);
+                }
+                150 => {
+                    z.extend(send(&mut d, b"", Flush::Full));
+                    assert_eq!((d.ctx.carry, d.inbuf.len()), (None, 0));
+                }
+                200 => {
+                    d.set_dictionary(b"a dictionary the decoder is not given")
+                        .unwrap();
+                    assert_eq!(d.ctx.carry, None);
+                    // (The decoder cannot know it: end this check's stream here.)
+                    z.extend(send(&mut d, &[], Flush::Finish));
+                    assert_eq!(decompress(Format::Raw, &z).unwrap(), want);
+                    d = Deflater::new(Format::Raw, Params::default()).unwrap();
+                    (z, want) = (Vec::new(), Vec::new());
+                }
+                300 => {
+                    d.set_params(1, Strategy::Default).unwrap();
+                    assert!(matches!(
+                        d.ctx.carry.map(|c| c.finder),
+                        Some(Finder::Chains { .. })
+                    ));
+                }
+                301 => assert!(matches!(carry, Some(Finder::Fast { .. }))),
+                350 => d.set_params(10, Strategy::Default).unwrap(),
+                351 => assert_eq!(carry, None),
+                _ => {}
+            }
+        }
+        z.extend(send(&mut d, &[], Flush::Finish));
+        assert_eq!(decompress(Format::Raw, &z).unwrap(), want);
     }
 }

@@ -12,7 +12,7 @@
 //! input flows through at memory speed and ends up in stored blocks.
 #![forbid(unsafe_code)]
 
-use crate::deflate::ctx::Ctx;
+use crate::deflate::ctx::{Carry, Ctx, Finder};
 use crate::deflate::matchfind::{self, load32, match_len, word, MAX_MATCH};
 use crate::deflate::minlen;
 
@@ -93,6 +93,19 @@ impl Table {
         self.next_base = base + len as u32 + gap;
         base
     }
+
+    /// Goes on with `base`, the last segment's, for a buffer of `len` bytes that continues its
+    /// buffer (see [`Ctx::keep`]); false (the caller starts afresh) if the bases would
+    /// overflow.
+    fn resume(&mut self, base: u32, len: usize, max_dist: usize) -> bool {
+        let gap = max_dist as u64 + 1;
+        let next = base as u64 + len as u64 + gap;
+        if self.slots.is_empty() || next + gap > u32::MAX as u64 {
+            return false;
+        }
+        self.next_base = next as u32;
+        true
+    }
 }
 
 /// Greedy parse of `buf[start..]`.
@@ -105,30 +118,56 @@ impl Table {
 /// tar of executables, where three- and four-byte matches pay, five-byte keys lost 1.2%, so
 /// only text-like segments of 32 KiB or more ([`minlen::long_keys`]) get them (files of a few
 /// KiB lost up to 1%). The choice depends only on the data: the output stays deterministic.
+///
+/// A segment that goes on from the last one's table ([`Ctx::resume`]) keeps its keys and base
+/// and hashes no history: its positions are in the table as the parse left them.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
-    let data = &buf[start..];
-    if minlen::long_keys(data.len(), || minlen::sample(data)) {
-        parse::<true>(ctx, buf, start);
+    let (key5, base) = match ctx.resume.take() {
+        Some(Finder::Fast { key5, base }) if ctx.table.resume(base, buf.len(), ctx.max_dist) => {
+            (key5, Some(base))
+        }
+        _ => {
+            let data = &buf[start..];
+            (minlen::long_keys(data.len(), || minlen::sample(data)), None)
+        }
+    };
+    let base = if key5 {
+        parse::<true>(ctx, buf, start, base)
     } else {
-        parse::<false>(ctx, buf, start);
+        parse::<false>(ctx, buf, start, base)
+    };
+    if ctx.keep {
+        ctx.carry = Some(Carry {
+            finder: Finder::Fast { key5, base },
+            end: buf.len(),
+        });
     }
 }
 
-/// [`run`] with keys of five bytes (`KEY5`) or four. Kept out of line: with both copies
-/// inlined into `run`, level 1 measured 6-7% slower (the same code, laid out differently).
+/// [`run`] with keys of five bytes (`KEY5`) or four, going on with the table's `resume` base
+/// or starting afresh; returns the base used. Kept out of line: with both copies inlined into
+/// `run`, level 1 measured 6-7% slower (the same code, laid out differently).
 #[inline(never)]
-fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize) {
+fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Option<u32>) -> u32 {
     let mut tab = std::mem::take(&mut ctx.table);
     let end = buf.len();
     let max_dist = ctx.max_dist;
-    let base = tab.begin(end, max_dist);
+    let base = match resume {
+        Some(base) => base,
+        None => tab.begin(end, max_dist),
+    };
     // A fixed-size view: the hash's range then needs no bounds checks.
     let table: &mut [u32; 2 << TABLE_BITS] = (&mut tab.slots[..]).try_into().unwrap();
     let min = ctx.min_match.max(4);
     // The row's depth is reused as the number of positions hashed inside a match.
     let insert_inside = ctx.row.depth as usize;
-    // History: hash the window preceding `start` (its positions with four bytes).
-    let hist = start.saturating_sub(max_dist);
+    // History: hash the window preceding `start` (its positions with four bytes), unless the
+    // table holds it already.
+    let hist = if resume.is_some() {
+        start
+    } else {
+        start.saturating_sub(max_dist)
+    };
     let hist_end = (start.min(end) + 1).saturating_sub(4);
     matchfind::each_word(buf, hist, hist_end, |q, w| {
         insert_at(table, key_of::<KEY5>(w), q as u32 + base)
@@ -226,6 +265,7 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize) {
     }
     ctx.sym_done(buf, p);
     ctx.table = tab;
+    base
 }
 
 #[cfg(test)]

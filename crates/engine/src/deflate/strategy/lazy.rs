@@ -9,7 +9,7 @@
 //! further than `TOO_FAR` cost more bits than the three literals they replace and are dropped.
 #![forbid(unsafe_code)]
 
-use crate::deflate::ctx::Ctx;
+use crate::deflate::ctx::{Carry, Ctx, Finder};
 use crate::deflate::matchfind::{Chains, MAX_MATCH, SMALL_SEGMENT};
 use crate::deflate::minlen;
 
@@ -35,24 +35,44 @@ const SKIP_STRIDE: usize = 8;
 
 /// Parses `buf[start..]`, looking `ahead` positions past a match before taking it: 0 is greedy,
 /// 1 lazy, 2 libdeflate's lazy2.
+///
+/// A segment that goes on from the last one's chains ([`Ctx::resume`], full-size chains only)
+/// keeps their keys and hashes no history. Full-size chains left for a continuation
+/// ([`Ctx::keep`]) use all the hash bits the memory level allows, as the buffer will grow;
+/// a buffer shorter than [`SMALL_SEGMENT`] keeps the small chains and leaves nothing (its
+/// history is short to hash again).
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize, ahead: u32) {
-    if buf.len() < SMALL_SEGMENT {
-        run_with(ctx, |c| &mut c.small_chains, buf, start, ahead);
+    let resume = match ctx.resume.take() {
+        Some(Finder::Chains { long, short }) if ctx.chains.is_some() => Some((long, short)),
+        _ => None,
+    };
+    if buf.len() < SMALL_SEGMENT && resume.is_none() {
+        run_with(ctx, |c| &mut c.small_chains, buf, start, ahead, None, false);
     } else {
-        run_with(ctx, |c| &mut c.chains, buf, start, ahead);
+        let keep = ctx.keep;
+        run_with(ctx, |c| &mut c.chains, buf, start, ahead, resume, keep);
     }
 }
 
-/// [`run`] with the chains kept in `slot` (allocated on first use, reset for this segment).
+/// [`run`] with the chains kept in `slot` (allocated on first use, reset for this segment
+/// unless it goes on with the `resume` keys), leaving them for a continuation if `keep`.
 fn run_with<const H: usize, const P: usize, const Q: usize>(
     ctx: &mut Ctx,
     slot: fn(&mut Ctx) -> &mut Option<Chains<H, P, Q>>,
     buf: &[u8],
     start: usize,
     ahead: u32,
+    resume: Option<(bool, bool)>,
+    keep: bool,
 ) {
     let mut mf = slot(ctx).take().unwrap_or_else(|| ctx.new_chains());
-    mf.reset(buf.len());
+    if resume.is_some() {
+        mf.resume();
+    } else {
+        // A buffer kept for a continuation grows: it gets every hash bit from the start.
+        mf.reset(if keep { usize::MAX >> 1 } else { buf.len() });
+        mf.next = start.saturating_sub(ctx.max_dist);
+    }
     let freq = minlen::sample(&buf[start..]);
     // The lazy parsers raise the minimum where literals are cheap; greedy parsing, which
     // cannot trade a literal for a better match later, gained nothing from it and ran slower.
@@ -71,12 +91,15 @@ fn run_with<const H: usize, const P: usize, const Q: usize>(
     // gain with it as the lazy ones do: level 2 2.4128 -> 2.4612 at 0.91-0.92x of its speed,
     // level 3 2.4285 -> 2.4753 at 0.89-0.92x (interleaved runs), so level 2 now compresses
     // them better than level 3 did.
-    let long = ctx.row.chain5 && minlen::long_keys(buf.len() - start, || freq);
-    let short = if long {
-        ahead > 0
-    } else {
-        minlen::three_byte_matches(min, &freq)
-    };
+    let (long, short) = resume.unwrap_or_else(|| {
+        let long = ctx.row.chain5 && minlen::long_keys(buf.len() - start, || freq);
+        let short = if long {
+            ahead > 0
+        } else {
+            minlen::three_byte_matches(min, &freq)
+        };
+        (long, short)
+    });
     match (ahead, long, short) {
         (0, false, false) => parse::<H, P, Q, 0, false, false>(ctx, &mut mf, buf, start, min),
         (0, false, true) => parse::<H, P, Q, 0, false, true>(ctx, &mut mf, buf, start, min),
@@ -87,6 +110,14 @@ fn run_with<const H: usize, const P: usize, const Q: usize>(
         (_, false, false) => parse::<H, P, Q, 2, false, false>(ctx, &mut mf, buf, start, min),
         (_, false, true) => parse::<H, P, Q, 2, false, true>(ctx, &mut mf, buf, start, min),
         (_, true, _) => parse::<H, P, Q, 2, true, true>(ctx, &mut mf, buf, start, min),
+    }
+    if keep {
+        // On five-byte chains the parser chose the short head by its look-ahead.
+        let short = if long { ahead > 0 } else { short };
+        ctx.carry = Some(Carry {
+            finder: Finder::Chains { long, short },
+            end: buf.len(),
+        });
     }
     *slot(ctx) = Some(mf);
 }
@@ -114,7 +145,7 @@ fn parse<
     let nice = ctx.row.nice as usize;
     let lazy_max = (ctx.row.lazy as usize).min(nice);
     let good = ctx.row.good as usize;
-    mf.next = start.saturating_sub(max_dist);
+    // The history (from `mf.next`, which the caller set).
     mf.insert_to::<LONG, SHORT>(buf, start);
     let accept = |l: usize, d: usize| l >= min && (l > 3 || d <= TOO_FAR);
     // libdeflate's rule: a longer match is worth a literal unless its distance costs many more
@@ -187,6 +218,8 @@ fn parse<
         }
         ctx.sym_done(buf, p);
     }
+    // For a segment that may continue this buffer (the positions inside the last match).
+    mf.insert_all::<LONG, SHORT>(buf);
 }
 
 /// Records the literals at `buf[p..]` that the parser steps over unsearched after `miss`
