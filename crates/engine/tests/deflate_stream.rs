@@ -421,6 +421,73 @@ fn messages_sync_flushed_one_by_one() {
     }
 }
 
+/// Random pieces and flushes with level and strategy changes and raw dictionaries in
+/// between (the events that keep, use or drop a carried match-finder state): 100 streams of
+/// 0.2-0.8 MB of the sample corpus at levels 0-9, each decoding to its input (every tenth with
+/// the system zlib too).
+#[test]
+fn flushes_level_changes_and_dictionaries_mixed() {
+    let mut r = Rng(97);
+    let data: Vec<u8> = sample_files().into_iter().flat_map(|(_, d)| d).collect();
+    let flushes = [
+        Flush::None,
+        Flush::None,
+        Flush::Sync,
+        Flush::Sync,
+        Flush::Partial,
+        Flush::Block,
+        Flush::Full,
+    ];
+    let mut out = vec![0u8; 1 << 20];
+    for round in 0..100 {
+        let level = r.below(10) as u32;
+        let p = Params {
+            level,
+            ..Params::default()
+        };
+        let mut d = Deflater::new(Format::Raw, p).unwrap();
+        let (mut z, mut want) = (Vec::new(), Vec::new());
+        let mut pos = r.below(data.len() / 2);
+        let end = (pos + 200_000 + r.below(600_000)).min(data.len());
+        while pos < end {
+            let n = (1 + if r.below(3) == 0 {
+                r.below(20_000)
+            } else {
+                r.below(300)
+            })
+            .min(end - pos);
+            let f = flushes[r.below(flushes.len())];
+            let st = d.deflate(&data[pos..pos + n], &mut out, f).unwrap();
+            assert_eq!(st.consumed, n);
+            z.extend_from_slice(&out[..st.produced]);
+            want.extend_from_slice(&data[pos..pos + n]);
+            pos += n;
+            match r.below(40) {
+                0 => d
+                    .set_params(r.below(10) as u32, Strategy::ALL[r.below(5)])
+                    .unwrap(),
+                // After a full flush, the bytes just sent as a raw dictionary: the decoder
+                // has them as its history.
+                1 if f == Flush::Full => {
+                    let k = r.below(5000).min(want.len());
+                    d.set_dictionary(&want[want.len() - k..]).unwrap();
+                }
+                _ => {}
+            }
+        }
+        let st = d.deflate(&[], &mut out, Flush::Finish).unwrap();
+        z.extend_from_slice(&out[..st.produced]);
+        let back = hyperz_engine::inflate::decompress(Format::Raw, &z).unwrap();
+        assert!(back == want, "round {round} level {level}");
+        if round % 10 == 0 {
+            assert!(
+                py_decode(&z, -15).unwrap() == want,
+                "round {round} level {level}"
+            );
+        }
+    }
+}
+
 #[test]
 fn partial_and_block_flush_bits() {
     let mut d = Deflater::new(

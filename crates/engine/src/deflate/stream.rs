@@ -4,7 +4,10 @@
 //! Input is buffered behind up to one window of history and parsed in segments of the level's
 //! size ([`SEGMENT`](super::SEGMENT), or [`OPTIMAL_SEGMENT`](super::OPTIMAL_SEGMENT) at levels
 //! 10-12) at the same stream offsets the whole-buffer path uses, so with `Flush::None` the
-//! output is byte-identical to [`super::compress`] however the input is split. Compressed bytes
+//! output is byte-identical to [`super::compress`] however the input is split. After a
+//! segment ended by a flush the buffer keeps more (up to [`CARRY_LIMIT`] past the window), so
+//! the next flushed segment can go on from its match finder's state
+//! ([`Deflater::flush_action`]). Compressed bytes
 //! wait in the bit writer's buffer (`pending`) until the caller's output has room; a new segment
 //! is only parsed once the previous one's output has been delivered, bounding memory to about
 //! one segment of input and one of output.
