@@ -114,6 +114,13 @@ pub trait Codec: Send + Sync + 'static {
         out: &mut Vec<u8>,
         limit: usize,
     ) -> Result<usize, DecodeError>;
+    /// A compressor for one stream's flushed pieces that carries its state from one piece to
+    /// the next (see [`PieceCompressor`]), or `None` if this codec has none: each piece is then
+    /// a block job with its 32 KiB of history, as every block is.
+    fn piece_compressor(&self, settings: Settings) -> Option<Box<dyn PieceCompressor>> {
+        let _ = settings;
+        None
+    }
     /// Decodes one member of `format` at the start of `input` straight into `out`, failing
     /// with [`DecodeErrorKind::OutputLimit`] if it is longer. Returns the input bytes consumed
     /// and the bytes written, or `None` if this codec cannot decode into a slice (the caller
@@ -127,6 +134,21 @@ pub trait Codec: Send + Sync + 'static {
         let _ = (format, input, out);
         None
     }
+}
+
+/// Compresses the pieces a stream flushes one after another (a stream that sends a short
+/// message and flushes, over and over), keeping its match finder between them: a block job
+/// would hash its 32 KiB of history again for every piece. Deterministic like the codec: the
+/// same calls give the same bytes.
+pub trait PieceCompressor: Send {
+    /// Starts over with `dict` (at most 32 KiB) as the history of the next piece.
+    fn start(&mut self, dict: &[u8]);
+    /// Appends raw DEFLATE for `piece`, which follows the dictionary and the pieces since
+    /// [`start`](Self::start), ending byte-aligned with an empty stored block (zlib's sync
+    /// flush) and without BFINAL.
+    fn piece(&mut self, piece: &[u8], out: &mut Vec<u8>);
+    /// An independent copy that continues from the same state.
+    fn clone_box(&self) -> Box<dyn PieceCompressor>;
 }
 
 /// Appends `input` as RFC 1951 stored blocks (the last one with BFINAL when `last`); the output

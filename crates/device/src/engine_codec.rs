@@ -8,11 +8,11 @@
 //! engine thread; engine errors map onto [`DecodeErrorKind`] with their offsets.
 use std::cell::RefCell;
 
-use hyperz_engine::deflate::Compressor;
+use hyperz_engine::deflate::{Compressor, DeflateError, Deflater, Flush, Params};
 use hyperz_engine::inflate::{Decompressor, ErrorKind, InflateError};
 use hyperz_engine::Format;
 
-use crate::codec::{Codec, DecodeError, DecodeErrorKind, Settings};
+use crate::codec::{Codec, DecodeError, DecodeErrorKind, PieceCompressor, Settings};
 
 thread_local! {
     /// This thread's compressors, one per level and strategy used.
@@ -41,6 +41,46 @@ fn map_error(e: InflateError) -> DecodeError {
     DecodeError::at(kind, e.offset)
 }
 
+/// The engine's streaming compressor, sync-flushed after each piece: after a flush it goes on
+/// from its match finder's state (the engine's `Deflater` carries it between flushed
+/// segments).
+#[derive(Clone)]
+struct EnginePieces(Deflater);
+
+impl PieceCompressor for EnginePieces {
+    fn start(&mut self, dict: &[u8]) {
+        self.0.reset();
+        if !dict.is_empty() {
+            self.0
+                .set_dictionary(dict)
+                .expect("a raw stream takes a dictionary before its input");
+        }
+    }
+
+    fn piece(&mut self, piece: &[u8], out: &mut Vec<u8>) {
+        let mut input = piece;
+        let mut buf = [0u8; 16 << 10];
+        loop {
+            match self.0.deflate(input, &mut buf, Flush::Sync) {
+                Ok(st) => {
+                    out.extend_from_slice(&buf[..st.produced]);
+                    input = &input[st.consumed..];
+                    if input.is_empty() && st.produced < buf.len() {
+                        break;
+                    }
+                }
+                // The flush ended exactly at the end of the buffer: nothing is left.
+                Err(DeflateError::BufferError) if input.is_empty() => break,
+                Err(e) => panic!("a raw stream flushes: {e}"),
+            }
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn PieceCompressor> {
+        Box::new(self.clone())
+    }
+}
+
 /// `hyperz-engine`'s DEFLATE behind the [`Codec`] trait.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct EngineCodec;
@@ -59,6 +99,16 @@ impl Codec for EngineCodec {
         out: &mut Vec<u8>,
     ) {
         with_compressor(settings, |c| c.compress_raw_window(buf, start, last, out));
+    }
+
+    fn piece_compressor(&self, settings: Settings) -> Option<Box<dyn PieceCompressor>> {
+        let p = Params {
+            level: settings.level,
+            strategy: settings.strategy,
+            ..Params::default()
+        };
+        let d = Deflater::new(Format::Raw, p).ok()?;
+        Some(Box::new(EnginePieces(d)))
     }
 
     fn decompress_member(

@@ -68,7 +68,8 @@ mod queue;
 mod stats;
 
 pub use codec::{
-    write_stored, Codec, DecodeError, DecodeErrorKind, Settings, StoreCodec, Strategy,
+    write_stored, Codec, DecodeError, DecodeErrorKind, PieceCompressor, Settings, StoreCodec,
+    Strategy,
 };
 pub use config::{DeviceConfig, FaultPlan};
 pub use device::Device;
