@@ -364,11 +364,10 @@ impl<'d> ParallelDeflater<'d> {
     /// path a piece takes depends only on the calls, so the output still does not depend on
     /// the engine count.
     pub fn flush(&mut self, out: &mut Vec<u8>) {
-        if self.buf.len() > self.dict_len {
-            if self.independent || self.dev.shared.cfg.verify || !self.flush_piece(out) {
-                let end = self.buf.len();
-                self.submit_until(end, false, out);
-            }
+        let piece = !self.independent && !self.dev.shared.cfg.verify;
+        if self.buf.len() > self.dict_len && !(piece && self.flush_piece(out)) {
+            let end = self.buf.len();
+            self.submit_until(end, false, out);
         }
         while !self.pending.is_empty() {
             self.emit_front(out);
