@@ -227,8 +227,6 @@ pub fn build_codes(lens: &[u8], codes: &mut [u16]) {
             next[l as usize] += 1;
             // Reversed a byte at a time by table (x86 has no bit-reverse instruction; the
             // shifts and masks were most of this loop).
-            // Reversed a byte at a time by table (x86 has no bit-reverse instruction; the
-            // shifts and masks were most of this loop).
             let r = (REV8[c as usize & 0xFF] as u16) << 8 | REV8[(c >> 8) as usize] as u16;
             codes[s] = r >> (16 - l as u32);
         } else {
