@@ -206,6 +206,38 @@ impl Ctx {
         self.carry = None;
     }
 
+    /// The caller dropped the first `by` bytes (a multiple of the window) of the buffer the
+    /// carried state holds: moves the state's positions down with them. Returns false, and
+    /// drops the state, if it cannot move (level 1's positions would run out of room).
+    pub fn slide(&mut self, by: usize) -> bool {
+        let Some(c) = self.carry.as_mut() else {
+            return false;
+        };
+        let moved = match &mut c.finder {
+            // Level 1 stores position + base: the same entries with a base `by` higher.
+            Finder::Fast { base, .. } => match base.checked_add(by as u32) {
+                Some(b) if self.table.resume(b, c.end - by, self.max_dist) => {
+                    *base = b;
+                    true
+                }
+                _ => false,
+            },
+            Finder::Chains { .. } => match self.chains.as_mut() {
+                Some(ch) => {
+                    ch.slide(by);
+                    true
+                }
+                None => false,
+            },
+        };
+        if moved {
+            c.end -= by;
+        } else {
+            self.carry = None;
+        }
+        moved
+    }
+
     /// Starts a segment at `start` with no open symbols, going on from the carried state if
     /// the last segment ended there.
     pub fn begin(&mut self, start: usize) {

@@ -277,6 +277,25 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         self.ahead = (usize::MAX, 0);
     }
 
+    /// Moves every position down by `by` (a multiple of the window), for a buffer whose first
+    /// `by` bytes were dropped: positions below `by`, beyond the window of every later search,
+    /// become empty slots (zlib's slide_hash). A link slot is indexed by its position modulo
+    /// the window, which the move keeps.
+    pub fn slide(&mut self, by: usize) {
+        debug_assert!(by.is_multiple_of(self.mask + 1) && by <= self.next);
+        let by = by as u32;
+        let used = (self.mask & (P - 1)) + 1;
+        for x in self.head[..1 << self.hash_bits]
+            .iter_mut()
+            .chain(&mut self.short[..1 << (self.hash_bits - SHORT_SHIFT)])
+            .chain(&mut self.prev[..used])
+        {
+            *x = x.saturating_sub(by);
+        }
+        self.next -= by as usize;
+        self.ahead = (usize::MAX, 0);
+    }
+
     /// Inserts every position of `buf` with four bytes not yet inserted, and leaves the last
     /// three (which have not) to be inserted with their bytes if a segment continues the
     /// buffer (see [`Chains::resume`]). Their words read zeros past the end, so on five-byte
@@ -660,6 +679,54 @@ mod tests {
         find_reports_real_matches_in::<true, false>();
         find_reports_real_matches_in::<true, true>();
         find_reports_real_matches_in::<false, true>();
+    }
+
+    /// Sliding the chains by whole windows, with the buffer's first bytes dropped alike, leaves
+    /// every later search as it was: the same matches, at the same distances, on both kinds of
+    /// chains, for windows of 512 bytes and 32 KiB.
+    #[test]
+    fn sliding_keeps_the_matches() {
+        let mut rnd = xorshift(0x0123_4567_89AB_CDEFu64);
+        let text: Vec<u8> = (0..300_000)
+            .map(|i| b"the cat sat on the mat, abcdefgh "[(i + (rnd() % 3) as usize) % 33])
+            .collect();
+        for (bits, by_windows) in [(15u8, 2usize), (9, 40)] {
+            let w = 1usize << bits;
+            let by = by_windows * w;
+            let at = by + w + 1000;
+            for long in [false, true] {
+                let mut a: Chains = Chains::new(bits, 16);
+                let mut b: Chains = Chains::new(bits, 16);
+                a.reset(usize::MAX >> 1);
+                b.reset(usize::MAX >> 1);
+                for c in [&mut a, &mut b] {
+                    if long {
+                        c.insert_to::<true, true>(&text, at);
+                    } else {
+                        c.insert_to::<false, true>(&text, at);
+                    }
+                }
+                b.slide(by);
+                let moved = &text[by..];
+                let mut hits = 0;
+                for p in (at..at + 5000).step_by(7) {
+                    let (x, y) = if long {
+                        (
+                            a.find::<true, true>(&text, p, 2, 16, 258, w, 0),
+                            b.find::<true, true>(moved, p - by, 2, 16, 258, w, 0),
+                        )
+                    } else {
+                        (
+                            a.find::<false, true>(&text, p, 2, 16, 258, w, 0),
+                            b.find::<false, true>(moved, p - by, 2, 16, 258, w, 0),
+                        )
+                    };
+                    assert_eq!(x, y, "window {w} long {long} at {p}");
+                    hits += (x.1 != 0) as usize;
+                }
+                assert!(hits > 100, "window {w} long {long}: {hits} matches");
+            }
+        }
     }
 
     /// On four-byte chains the short head finds three-byte matches, which the chains cannot.

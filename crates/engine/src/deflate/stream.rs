@@ -5,8 +5,8 @@
 //! size ([`SEGMENT`](super::SEGMENT), or [`OPTIMAL_SEGMENT`](super::OPTIMAL_SEGMENT) at levels
 //! 10-12) at the same stream offsets the whole-buffer path uses, so with `Flush::None` the
 //! output is byte-identical to [`super::compress`] however the input is split. After a
-//! segment ended by a flush the buffer keeps more (up to [`CARRY_LIMIT`] past the window), so
-//! the next flushed segment can go on from its match finder's state
+//! segment ended by a flush the buffer keeps up to two windows (at least [`SLIDE_MIN`] past
+//! one), so the next flushed segment can go on from its match finder's state
 //! ([`Deflater::flush_action`]). Compressed bytes
 //! wait in the bit writer's buffer (`pending`) until the caller's output has room; a new segment
 //! is only parsed once the previous one's output has been delivered, bounding memory to about
@@ -23,9 +23,10 @@ use super::{
 use crate::checksum::{adler32, crc32};
 use crate::format::{Format, GzipHeader};
 
-/// Bytes a flushed segment's buffer may hold past its window and still be continued (see
-/// [`Deflater::flush_action`]): one segment's worth, as a stream without flushes buffers.
-const CARRY_LIMIT: usize = super::SEGMENT;
+/// History held beyond the window before whole windows are slid out of the buffer behind a
+/// carried match-finder state (see [`Deflater::slide_history`]): at least one window, and at
+/// least this much, so a small window does not slide its hash table every few hundred bytes.
+const SLIDE_MIN: usize = 16 << 10;
 
 /// Streaming, zlib-semantics compressor.
 #[derive(Clone)]
@@ -317,23 +318,35 @@ impl Deflater {
         }
     }
 
+    /// Slides whole windows out of the front of the buffer once it holds [`SLIDE_MIN`] (and a
+    /// window) more than a window of history, moving the carried match-finder state's
+    /// positions with them (zlib's window slide): the buffer then keeps between one and two
+    /// windows of history. If the state cannot move, it is dropped and the history trimmed.
+    fn slide_history(&mut self) {
+        let w = self.ctx.max_dist;
+        if self.hist - w.min(self.hist) >= w.max(SLIDE_MIN) {
+            let by = (self.hist - w) / w * w;
+            if self.ctx.slide(by) {
+                self.inbuf.drain(..by);
+                self.hist -= by;
+                return;
+            }
+            self.trim_history();
+        }
+    }
+
     /// Parses all buffered input and performs `flush`'s marker / finish.
     ///
     /// A segment ended by a flush other than `Finish` leaves its match finder's state
-    /// ([`Ctx::keep`]), and the buffer is not trimmed after it, so the next flushed segment
-    /// goes on from that state at the same positions instead of hashing its window of history
-    /// again: a stream flushed after every short message (WebSocket's permessage-deflate, SSH,
-    /// log shippers) used to take a window's worth of hashing per message, 10x zlib's time per
-    /// 90-byte message. Once the buffer would exceed [`CARRY_LIMIT`] past its window, it is
-    /// trimmed and the next segment starts afresh, so the hashing is at most a window per
-    /// `CARRY_LIMIT` bytes. Whole segments (no flush) always start afresh, which keeps a stream
-    /// without flushes byte-identical to the whole-buffer path. The bytes depend only on the
-    /// input and the flush points.
+    /// ([`Ctx::keep`]), and the buffer keeps its positions (sliding whole windows out of it,
+    /// [`Deflater::slide_history`]), so the next flushed segment goes on from that state
+    /// instead of hashing its window of history again: a stream flushed after every short
+    /// message (WebSocket's permessage-deflate, SSH, log shippers) used to take a window's
+    /// worth of hashing per message, 10x zlib's time per 90-byte message. Whole segments (no
+    /// flush) always start afresh, which keeps a stream without flushes byte-identical to the
+    /// whole-buffer path. The bytes depend only on the input and the flush points.
     fn flush_action(&mut self, flush: Flush) {
         let last = flush == Flush::Finish;
-        if self.inbuf.len() > self.ctx.max_dist + CARRY_LIMIT {
-            self.ctx.carry = None;
-        }
         if self.ctx.carry.is_none() {
             self.trim_history();
         }
@@ -348,7 +361,9 @@ impl Deflater {
         );
         self.ctx.keep = false;
         self.hist = end;
-        if self.ctx.carry.is_none() {
+        if self.ctx.carry.is_some() {
+            self.slide_history();
+        } else {
             self.trim_history();
         }
         match flush {
@@ -435,14 +450,17 @@ mod tests {
 
     /// Messages each followed by a sync flush, 400 KB in all: at the levels whose parsers can
     /// (1, and 2-9 once the buffer holds the small chains' 4 KiB), every flushed segment leaves
-    /// its match finder's state, and the buffer is trimmed (so the next segment hashes its
-    /// history afresh) only when it passes `CARRY_LIMIT` beyond its window, not at every flush
-    /// as before. Level 0, levels 10-12 and the Huffman-only and RLE strategies leave no state
-    /// and trim at every flush. Every stream decodes to the messages.
+    /// its match finder's state for the next, and the buffer behind it slides (one to two
+    /// windows of history, at least `SLIDE_MIN` past one) instead of growing; level 1's base
+    /// shows it never starts afresh. Level 0, levels 10-12 and the Huffman-only and RLE
+    /// strategies leave no state and trim the buffer to its window at every flush. With
+    /// windows of 512 bytes and 4 KiB too (the chains of a window under 4 KiB carry only until
+    /// the first slide). Every stream decodes to the messages.
     #[test]
     fn flushed_segments_go_on_from_the_last_one() {
         let all = messages(4500);
-        let mut cases: Vec<(u32, Strategy)> = (0..=12).map(|l| (l, Strategy::Default)).collect();
+        let mut cases: Vec<(u32, Strategy, u8)> =
+            (0..=12).map(|l| (l, Strategy::Default, 15)).collect();
         cases.extend(
             [
                 Strategy::Filtered,
@@ -450,12 +468,18 @@ mod tests {
                 Strategy::HuffmanOnly,
                 Strategy::Rle,
             ]
-            .map(|s| (6, s)),
+            .map(|s| (6, s, 15)),
         );
-        for (level, strategy) in cases {
+        cases.extend([
+            (1, Strategy::Default, 9),
+            (6, Strategy::Default, 9),
+            (4, Strategy::Default, 12),
+        ]);
+        for (level, strategy, window_bits) in cases {
             let p = Params {
                 level,
                 strategy,
+                window_bits,
                 ..Params::default()
             };
             // (Levels 10-12 parse each message with their history afresh: 2 ms each.)
@@ -463,43 +487,44 @@ mod tests {
             let mut d = Deflater::new(Format::Raw, p).unwrap();
             let carries = (1..=9).contains(&level)
                 && !matches!(strategy, Strategy::HuffmanOnly | Strategy::Rle);
-            // The buffer is trimmed to its window once it holds more than that: after every
-            // segment, or with a carried state only past `CARRY_LIMIT` more.
             let window = d.ctx.max_dist;
-            let limit = if carries {
-                window + CARRY_LIMIT
-            } else {
-                window
-            };
-            let (mut z, mut trims) = (Vec::new(), 0);
+            let bound = window + window.max(SLIDE_MIN);
+            let (mut z, mut base, mut slides) = (Vec::new(), None, 0);
             for m in msgs {
                 // The buffer of the segment about to be parsed.
                 let seg_buf = d.inbuf.len() + m.len();
                 z.extend(send(&mut d, m, Flush::Sync));
-                let trimmed = d.inbuf.len() < seg_buf;
-                assert_eq!(trimmed, seg_buf > limit, "level {level} {strategy:?}");
-                trims += trimmed as usize;
                 let carry = d.ctx.carry;
+                let what = format!("level {level} {strategy:?} window {window}");
                 if carries && (level == 1 || seg_buf >= SMALL_SEGMENT) {
-                    let c = carry.unwrap_or_else(|| panic!("level {level} {strategy:?}: no carry"));
-                    assert_eq!(c.end, d.inbuf.len(), "level {level}");
+                    let c = carry.unwrap_or_else(|| panic!("{what}: no carry"));
+                    assert_eq!(c.end, d.inbuf.len(), "{what}");
+                    assert!(d.inbuf.len() < bound, "{what}: {} held", d.inbuf.len());
+                    slides += (d.inbuf.len() < seg_buf) as usize;
                     assert_eq!(matches!(c.finder, Finder::Fast { .. }), level == 1);
+                    if let Finder::Fast { base: b, .. } = c.finder {
+                        // Up by what slid out, never a fresh base.
+                        if let Some(old) = base {
+                            assert_eq!(b as usize, old + seg_buf - d.inbuf.len(), "{what}");
+                        }
+                        base = Some(b as usize);
+                    }
                 } else {
-                    assert_eq!(carry, None, "level {level} {strategy:?}");
+                    assert_eq!(carry, None, "{what}");
+                    assert_eq!(d.inbuf.len(), seg_buf.min(window), "{what}");
                 }
             }
-            // 400 KB of messages: a fresh start per 256 KiB, or one per message.
-            let total: usize = msgs.iter().map(|m| m.len()).sum();
-            if carries {
-                assert!(trims <= total / CARRY_LIMIT, "level {level}: {trims} trims");
-            } else {
-                assert!(trims > msgs.len() / 2, "level {level}: {trims} trims");
+            // (The chains of a window under the small chains' 4 KiB: once slid, the buffer is
+            // that short, and each segment hashes its short history afresh.)
+            if carries && (level == 1 || window >= SMALL_SEGMENT) {
+                let total: usize = msgs.iter().map(|m| m.len()).sum();
+                assert!(slides >= total / bound, "level {level}: {slides} slides");
             }
             z.extend(send(&mut d, &[], Flush::Finish));
             assert_eq!(
                 decompress(Format::Raw, &z).unwrap(),
                 msgs.concat(),
-                "level {level}"
+                "level {level} window {window}"
             );
         }
     }

@@ -97,7 +97,7 @@ impl Table {
     /// Goes on with `base`, the last segment's, for a buffer of `len` bytes that continues its
     /// buffer (see [`Ctx::keep`]); false (the caller starts afresh) if the bases would
     /// overflow.
-    fn resume(&mut self, base: u32, len: usize, max_dist: usize) -> bool {
+    pub(crate) fn resume(&mut self, base: u32, len: usize, max_dist: usize) -> bool {
         let gap = max_dist as u64 + 1;
         let next = base as u64 + len as u64 + gap;
         if self.slots.is_empty() || next + gap > u32::MAX as u64 {
