@@ -422,9 +422,10 @@ fn messages_sync_flushed_one_by_one() {
 }
 
 /// Random pieces and flushes with level and strategy changes and raw dictionaries in
-/// between (the events that keep, use or drop a carried match-finder state): 100 streams of
-/// 0.2-0.8 MB of the sample corpus at levels 0-9, each decoding to its input (every tenth with
-/// the system zlib too).
+/// between (the events that keep, use, slide or drop a carried match-finder state): 100
+/// streams of 0.2-0.8 MB of the sample corpus at levels 0-9, windows of 512 bytes to 32 KiB
+/// and every memory level, each decoding to its input (40 with the system zlib too, in its
+/// window).
 #[test]
 fn flushes_level_changes_and_dictionaries_mixed() {
     let mut r = Rng(97);
@@ -443,6 +444,8 @@ fn flushes_level_changes_and_dictionaries_mixed() {
         let level = r.below(10) as u32;
         let p = Params {
             level,
+            window_bits: [15, 15, 9, 12][round % 4],
+            mem_level: 1 + r.below(9) as u8,
             ..Params::default()
         };
         let mut d = Deflater::new(Format::Raw, p).unwrap();
@@ -478,12 +481,10 @@ fn flushes_level_changes_and_dictionaries_mixed() {
         let st = d.deflate(&[], &mut out, Flush::Finish).unwrap();
         z.extend_from_slice(&out[..st.produced]);
         let back = hyperz_engine::inflate::decompress(Format::Raw, &z).unwrap();
-        assert!(back == want, "round {round} level {level}");
-        if round % 10 == 0 {
-            assert!(
-                py_decode(&z, -15).unwrap() == want,
-                "round {round} level {level}"
-            );
+        assert!(back == want, "round {round} {p:?}");
+        if round % 10 < 4 {
+            let w = -(p.window_bits as i32);
+            assert!(py_decode(&z, w).unwrap() == want, "round {round} {p:?}");
         }
     }
 }
