@@ -324,7 +324,7 @@ impl Deflater {
     /// windows of history. If the state cannot move, it is dropped and the history trimmed.
     fn slide_history(&mut self) {
         let w = self.ctx.max_dist;
-        if self.hist - w.min(self.hist) >= w.max(SLIDE_MIN) {
+        if self.hist.saturating_sub(w) >= w.max(SLIDE_MIN) {
             let by = (self.hist - w) / w * w;
             if self.ctx.slide(by) {
                 self.inbuf.drain(..by);
