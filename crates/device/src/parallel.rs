@@ -385,9 +385,8 @@ impl<'d> ParallelDeflater<'d> {
         let Some(mut pc) = self.pieces.take() else {
             return false;
         };
-        while !self.pending.is_empty() {
-            self.emit_front(out);
-        }
+        // The blocks before the piece come out first.
+        self.settle(out);
         self.write_header(out);
         if !self.pieces_synced {
             pc.start(&self.buf[..self.dict_len]);

@@ -18,7 +18,7 @@ mod block;
 mod bt;
 mod container;
 mod ctx;
-mod huffman;
+pub(crate) mod huffman;
 mod matchfind;
 mod minlen;
 mod plan;

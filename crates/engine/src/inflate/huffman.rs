@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 use super::error::ErrorKind;
+use crate::deflate::huffman::length_counts;
 
 /// A literal byte (or a code-length symbol).
 pub const LIT: u32 = 0;
@@ -191,21 +192,7 @@ pub fn build(
     base: usize,
 ) -> Result<(), ErrorKind> {
     debug_assert!(lens.iter().all(|&l| l < 16));
-    // Four interleaved histograms: runs of equal lengths do not wait on one counter.
-    let mut counts = [[0u16; 16]; 4];
-    let mut quads = lens.chunks_exact(4);
-    for q in &mut quads {
-        for (c, &l) in counts.iter_mut().zip(q) {
-            c[l as usize & 15] += 1;
-        }
-    }
-    for (c, &l) in counts.iter_mut().zip(quads.remainder()) {
-        c[l as usize & 15] += 1;
-    }
-    let mut count = [0u16; 16];
-    for (len, n) in count.iter_mut().enumerate().skip(1) {
-        *n = counts[0][len] + counts[1][len] + counts[2][len] + counts[3][len];
-    }
+    let count = length_counts(lens);
     let mut left: i32 = 1;
     let mut max = 0;
     for (len, &c) in count.iter().enumerate().skip(1) {
