@@ -1,8 +1,11 @@
 //! The streaming decoder: input and output in pieces of any size, down to one byte.
 //!
-//! Data is decoded into an internal window (32 KiB of history plus 64 KiB of fresh output) and
-//! copied out as the caller's output space allows, so a match never needs the caller's buffer
-//! as history. Each call consumes what it can and always makes progress when it can; at the end
+//! Data is decoded into an internal window (32 KiB of history plus up to 64 KiB of fresh output)
+//! and copied out as the caller's output space allows, so a match never needs the caller's
+//! buffer as history. The window grows with the output: a stream whose calls each decode little
+//! (a server's connection inflating one short message per call) keeps 4 KiB of room past its
+//! history, a bulk stream gets the whole 64 KiB (see `Inflater::make_room`).
+//! Each call consumes what it can and always makes progress when it can; at the end
 //! of a stream it stops exactly after the trailer, leaving the next member's bytes unconsumed.
 //!
 //! An error comes after the output that precedes it: a call that meets an error with output
@@ -26,6 +29,13 @@ const WINDOW: usize = HISTORY + 64 * 1024;
 /// server hold a few KiB each rather than the whole window (zlib allocates its window lazily
 /// for the same reason).
 const INITIAL_WINDOW: usize = 4 * 1024;
+/// Room past the history in the window of a stream whose calls decode little each: the history
+/// moves to the front once per 4 KiB decoded.
+const SMALL_AHEAD: usize = 4 * 1024;
+/// Room past the history, per byte a call decodes on average (since the window last changed):
+/// 16 makes moving the 32 KiB of history cost two copies per byte at most, against the
+/// decoding's one.
+const AHEAD_PER_CALL_BYTE: usize = 16;
 
 /// Where the decoder stands after a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +93,9 @@ pub struct Inflater {
     verify: bool,
     /// The window size a zlib header declared (log2), once read.
     declared_bits: Option<u8>,
+    /// Calls (`inflate`) and bytes decoded since the window last grew or moved its history.
+    calls: usize,
+    decoded: usize,
 }
 
 impl Inflater {
@@ -108,6 +121,8 @@ impl Inflater {
             deferred: None,
             verify: true,
             declared_bits: None,
+            calls: 0,
+            decoded: 0,
         }
     }
 
@@ -143,6 +158,8 @@ impl Inflater {
         self.deferred = None;
         self.verify = true;
         self.declared_bits = None;
+        self.calls = 0;
+        self.decoded = 0;
         self.core.stop_at_block = false;
         self.core.stop_after_header = false;
     }
@@ -329,6 +346,44 @@ impl Inflater {
         self.member_out += n as u64;
     }
 
+    /// Grows the window, or moves its last 32 KiB to the front once everything after them has
+    /// been delivered. Below 32 KiB it doubles; past that, the room after the history is
+    /// [`AHEAD_PER_CALL_BYTE`] times what a call decoded on average since the last change, a
+    /// power of two from [`SMALL_AHEAD`] to 64 KiB, so a connection inflating a short message
+    /// per call holds 36 KiB and a bulk stream 96 KiB. Matches reach 32 KiB back whatever the
+    /// window's size (after a move, `wlen` is 32 KiB), so it changes no output, only how often
+    /// the history is copied.
+    fn make_room(&mut self) {
+        let len = self.win.len();
+        let per_call = self.decoded / self.calls.max(1);
+        let ahead = if self.calls == 0 {
+            WINDOW - HISTORY
+        } else {
+            (per_call * AHEAD_PER_CALL_BYTE)
+                .next_power_of_two()
+                .clamp(SMALL_AHEAD, WINDOW - HISTORY)
+        };
+        let grow = if len < HISTORY {
+            (len * 2).min(HISTORY)
+        } else {
+            len.max(HISTORY + ahead)
+        };
+        if grow > len {
+            // Exactly: `resize` alone would double the capacity.
+            self.win.reserve_exact(grow - len);
+            self.win.resize(grow, 0);
+        } else if self.delivered == self.wlen {
+            let keep = self.wlen.min(HISTORY);
+            self.win.copy_within(self.wlen - keep..self.wlen, 0);
+            self.wlen = keep;
+            self.delivered = keep;
+        } else {
+            return;
+        }
+        self.calls = 0;
+        self.decoded = 0;
+    }
+
     /// Decodes from `input` into `output`.
     pub fn inflate(
         &mut self,
@@ -340,6 +395,7 @@ impl Inflater {
         }
         let mut ip = 0;
         let mut produced = 0;
+        self.calls += 1;
         let mut result = self.step(input, &mut ip, output, &mut produced);
         if let Err(e) = result {
             // What was decoded before the error goes out first.
@@ -442,20 +498,14 @@ impl Inflater {
                 Phase::NeedDict(id) => return Ok(StreamState::NeedDictionary(id)),
                 Phase::Body => {
                     if self.wlen + 300 > self.win.len() {
-                        if self.win.len() < WINDOW {
-                            let n = (self.win.len() * 2).min(WINDOW);
-                            self.win.resize(n, 0);
-                        } else if self.delivered == self.wlen {
-                            let keep = self.wlen.min(HISTORY);
-                            self.win.copy_within(self.wlen - keep..self.wlen, 0);
-                            self.wlen = keep;
-                            self.delivered = keep;
-                        }
+                        self.make_room();
                     }
+                    let before = self.wlen;
                     let status = self
                         .core
                         .run(input, ip, &mut self.win, &mut self.wlen, 0)
                         .map_err(|k| err(k, *ip))?;
+                    self.decoded += self.wlen - before;
                     match status {
                         Status::OutputFull => continue,
                         Status::BlockBoundary => {
@@ -526,5 +576,86 @@ impl Inflater {
                 Phase::Done => return Ok(StreamState::StreamEnd),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deflate::{Deflater, Flush, Params};
+
+    /// Compresses each message with a sync flush; returns the pieces.
+    fn flushed(msgs: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        let mut d = Deflater::new(Format::Raw, Params::default()).unwrap();
+        let mut obuf = vec![0u8; 1 << 20];
+        msgs.iter()
+            .map(|m| {
+                let st = d.deflate(m, &mut obuf, Flush::Sync).unwrap();
+                assert_eq!(st.consumed, m.len());
+                obuf[..st.produced].to_vec()
+            })
+            .collect()
+    }
+
+    /// Inflates each piece with one call and checks it gives its message.
+    fn inflate_each(inf: &mut Inflater, pieces: &[Vec<u8>], msgs: &[Vec<u8>]) {
+        let mut obuf = vec![0u8; 1 << 20];
+        for (p, m) in pieces.iter().zip(msgs) {
+            let st = inf.inflate(p, &mut obuf).unwrap();
+            assert_eq!((st.consumed, &obuf[..st.produced]), (p.len(), &m[..]));
+        }
+    }
+
+    #[test]
+    fn window_room_follows_what_calls_decode() {
+        // A connection's short messages, one per call: 36 KiB of window, the history moved
+        // to its front about once per 4 KiB; matches reach the whole 32 KiB back.
+        let mut text = Vec::new();
+        let msgs: Vec<Vec<u8>> = (0..4000u32)
+            .map(|i| {
+                let m = format!(
+                    "{{\"id\": {i}, \"user\": \"u{}\", \"path\": \"/items/{}\"}}",
+                    i * 7919 % 501,
+                    i * 104_729 % 10_007
+                );
+                text.extend_from_slice(m.as_bytes());
+                // Every 100th message repeats 200 bytes from about 32,700 bytes back.
+                let mut m = m.into_bytes();
+                if i % 100 == 99 && text.len() > 33_000 {
+                    let at = text.len() - 32_700;
+                    m.extend_from_slice(&text[at..at + 200]);
+                    let tail = m[m.len() - 200..].to_vec();
+                    text.extend_from_slice(&tail);
+                }
+                m
+            })
+            .collect();
+        let pieces = flushed(&msgs);
+        let mut inf = Inflater::new(Format::Raw, 15);
+        inflate_each(&mut inf, &pieces, &msgs);
+        assert!(text.len() > 2 * WINDOW);
+        assert_eq!(inf.win.capacity(), HISTORY + SMALL_AHEAD);
+
+        // Messages of about 1.5 KB a call: 16 times that past the history.
+        let mid: Vec<Vec<u8>> = msgs.chunks(25).map(|c| c.concat()).collect();
+        let mut inf = Inflater::new(Format::Raw, 15);
+        inflate_each(&mut inf, &flushed(&mid), &mid);
+        assert_eq!(inf.win.capacity(), HISTORY + 32 * 1024);
+
+        // A bulk stream (all of it in one call, then from the small window): the whole window.
+        let all = vec![msgs.concat()];
+        let mut inf = Inflater::new(Format::Raw, 15);
+        inflate_each(&mut inf, &flushed(&all), &all);
+        assert_eq!(inf.win.len(), WINDOW);
+        let mut inf = Inflater::new(Format::Raw, 15);
+        inflate_each(&mut inf, &pieces[..1000], &msgs[..1000]);
+        let cap = inf.win.capacity();
+        assert!(cap < WINDOW, "{cap}");
+        let rest = vec![msgs[1000..].concat()];
+        let d = flushed(&[msgs[..1000].concat(), rest[0].clone()]);
+        let mut again = Inflater::new(Format::Raw, 15);
+        inflate_each(&mut again, &d[..1], &[msgs[..1000].concat()]);
+        inflate_each(&mut again, &d[1..], &rest);
+        assert_eq!(again.win.len(), WINDOW);
     }
 }
