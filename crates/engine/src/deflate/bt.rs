@@ -29,13 +29,14 @@
 #![forbid(unsafe_code)]
 
 use super::matchfind::{self, load32, match_len, match_len_order, MAX_MATCH};
+use crate::mem::ZeroTable;
 use std::hint::select_unpredictable;
 
 /// Binary trees keyed by 4-byte hashes.
 #[derive(Clone)]
 pub struct Bt {
     head: Vec<u32>,
-    child: Box<[u32; CHILD]>,
+    child: ZeroTable<CHILD>,
     /// The walk's matches, copied to the caller's list after it (see [`Bt::advance`]).
     found: Box<[(u16, u16); FOUND]>,
     head3: Vec<u32>,
@@ -82,7 +83,7 @@ impl Bt {
         let w = 1usize << window_bits.min(15);
         Bt {
             head: vec![0; 1 << HASH_BITS],
-            child: matchfind::table(),
+            child: ZeroTable::new(),
             found: Box::new([(0, 0); FOUND]),
             head3: Vec::new(),
             mask: w - 1,

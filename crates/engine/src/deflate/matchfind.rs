@@ -56,6 +56,8 @@
 //! match is the head's.
 #![forbid(unsafe_code)]
 
+use crate::mem::ZeroTable;
+
 /// Longest DEFLATE match.
 pub const MAX_MATCH: usize = 258;
 
@@ -199,9 +201,10 @@ pub const SMALL_SEGMENT: usize = 1 << 12;
 pub type SmallChains =
     Chains<{ SMALL_SEGMENT / 2 }, SMALL_SEGMENT, { (SMALL_SEGMENT / 2) >> SHORT_SHIFT }>;
 
-/// A zeroed fixed-size table on the heap (built there, not on the stack). The tables have
-/// compile-time sizes and are indexed with masked values, so the compiler drops the bounds
-/// checks from the chain walk (and the binary trees' walk, `bt.rs`).
+/// A zeroed fixed-size table on the heap (built there, not on the stack), for a parse's
+/// scratch. The tables a stream keeps are [`ZeroTable`]s, whose untouched pages take no
+/// memory. Both have compile-time sizes and are indexed with masked values, so the compiler
+/// drops the bounds checks from the chain walk (and the binary trees' walk, `bt.rs`).
 pub(super) fn table<const N: usize>() -> Box<[u32; N]> {
     vec![0u32; N]
         .into_boxed_slice()
@@ -217,11 +220,11 @@ pub struct Chains<
     const P: usize = PREV_SIZE,
     const Q: usize = { HEAD_SIZE >> SHORT_SHIFT },
 > {
-    head: Box<[u32; H]>,
+    head: ZeroTable<H>,
     /// The short head: the most recent position (+1) of each four-byte hash (five-byte
     /// chains) or three-byte hash (four-byte chains).
-    short: Box<[u32; Q]>,
-    prev: Box<[u32; P]>,
+    short: ZeroTable<Q>,
+    prev: ZeroTable<P>,
     /// Hash bits in use for the current segment (see [`Chains::reset`]).
     hash_bits: u32,
     /// Hash bits the memory level allows.
@@ -240,9 +243,9 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     pub fn new(window_bits: u8, hash_bits: u32) -> Self {
         let w = 1usize << window_bits.min(15);
         Chains {
-            head: table(),
-            short: table(),
-            prev: table(),
+            head: ZeroTable::new(),
+            short: ZeroTable::new(),
+            prev: ZeroTable::new(),
             hash_bits: hash_bits.min(H.trailing_zeros()),
             max_bits: hash_bits.min(H.trailing_zeros()),
             mask: w - 1,
@@ -336,14 +339,16 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     #[inline(always)]
     fn put<const LONG: bool, const SHORT: bool>(&mut self, p: usize, v: u64) {
         if SHORT {
-            self.short[self.short_slot::<LONG>(v)] = p as u32 + 1;
+            let q = self.short_slot::<LONG>(v);
+            self.short[q] = p as u32 + 1;
         }
         let h = if LONG {
             self.bucket5(v)
         } else {
             self.bucket4(v as u32)
         };
-        self.prev[self.link(p)] = self.head[h];
+        let l = self.link(p);
+        self.prev[l] = self.head[h];
         self.head[h] = p as u32 + 1;
     }
 

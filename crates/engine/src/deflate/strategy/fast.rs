@@ -15,49 +15,46 @@
 use crate::deflate::ctx::{Carry, Ctx, Finder};
 use crate::deflate::matchfind::{self, load32, match_len, word, MAX_MATCH};
 use crate::deflate::minlen;
+use crate::mem::ZeroTable;
 
-/// log2 of the bucket count: 64 Ki two-way buckets (512 KiB); 2^15 measured within noise of it and
-/// 2^14 lost 0.6 % ratio on the corpus.
+/// log2 of the largest bucket count: 64 Ki two-way buckets (512 KiB), used at memory level 9
+/// (the engine's default); 2^15 (memory level 8, zlib's default) measured within noise of it
+/// and 2^14 lost 0.6 % ratio on the corpus. A stream uses 2^(memLevel + 7) buckets, as zlib's
+/// hash does: the table's pages past them are never touched and take no memory (see
+/// [`ZeroTable`]).
 const TABLE_BITS: u32 = 16;
-
-#[inline(always)]
-fn hash4(v: u32) -> usize {
-    matchfind::hash4(v, TABLE_BITS)
-}
-
-/// The bucket of the low five bytes of `w`.
-#[inline(always)]
-fn hash5(w: u64) -> usize {
-    matchfind::hash5(w, TABLE_BITS)
-}
+/// Slots in the table: two per bucket.
+const SLOTS: usize = 2 << TABLE_BITS;
 
 /// The bucket of the position whose bytes start `w` (see [`word`]; the position has at least
-/// four bytes): of its five bytes if `KEY5`.
+/// four bytes): of its five bytes if `KEY5`, among `2^(TABLE_BITS - shift)`. The hash is taken
+/// to 16 bits and then shifted, so the compiler sees the bucket's bound.
 #[inline(always)]
-fn key_of<const KEY5: bool>(w: u64) -> usize {
-    if KEY5 {
-        hash5(w)
+fn key_of<const KEY5: bool>(w: u64, shift: u32) -> usize {
+    let h = if KEY5 {
+        matchfind::hash5(w, TABLE_BITS)
     } else {
-        hash4(w as u32)
-    }
+        matchfind::hash4(w as u32, TABLE_BITS)
+    };
+    h >> shift
 }
 
 /// The bucket of position `p` (which has at least four bytes).
 #[inline(always)]
-fn key<const KEY5: bool>(buf: &[u8], p: usize) -> usize {
-    key_of::<KEY5>(word(buf, p))
+fn key<const KEY5: bool>(buf: &[u8], p: usize, shift: u32) -> usize {
+    key_of::<KEY5>(word(buf, p), shift)
 }
 
 /// Hashes position `q` (stored as `q + base`) into its bucket as the newest entry.
 #[inline(always)]
-fn insert<const KEY5: bool>(table: &mut [u32; 2 << TABLE_BITS], buf: &[u8], q: usize, base: u32) {
-    let h = key::<KEY5>(buf, q);
+fn insert<const KEY5: bool>(table: &mut [u32; SLOTS], buf: &[u8], q: usize, base: u32, shift: u32) {
+    let h = key::<KEY5>(buf, q, shift);
     insert_at(table, h, q as u32 + base);
 }
 
 /// Puts the stored position `v` into bucket `h` as the newest entry.
 #[inline(always)]
-fn insert_at(table: &mut [u32; 2 << TABLE_BITS], h: usize, v: u32) {
+fn insert_at(table: &mut [u32; SLOTS], h: usize, v: u32) {
     table[2 * h + 1] = table[2 * h];
     table[2 * h] = v;
 }
@@ -71,23 +68,29 @@ fn insert_at(table: &mut [u32; 2 << TABLE_BITS], h: usize, v: u32) {
 /// the same as with a table zeroed for each segment.
 #[derive(Clone, Default)]
 pub struct Table {
-    slots: Vec<u32>,
+    slots: Option<ZeroTable<SLOTS>>,
     /// Added to the next segment's positions.
     next_base: u32,
 }
 
 impl Table {
-    /// The base for a segment of `len` bytes with window `max_dist`, clearing the table when it
-    /// is new or the bases would overflow.
-    fn begin(&mut self, len: usize, max_dist: usize) -> u32 {
+    /// The base for a segment of `len` bytes with window `max_dist`, clearing the table (its
+    /// first `used` slots, the only ones written) when the bases would overflow.
+    fn begin(&mut self, len: usize, max_dist: usize, used: usize) -> u32 {
         let gap = max_dist as u32 + 1;
         let need = len as u64 + 2 * gap as u64;
         // Segments are a few hundred KiB (`SEGMENT` plus a window).
         debug_assert!(need <= u32::MAX as u64 / 2);
-        if self.slots.is_empty() || self.next_base as u64 + need > u32::MAX as u64 {
-            self.slots.clear();
-            self.slots.resize(2 << TABLE_BITS, 0);
-            self.next_base = gap;
+        match &mut self.slots {
+            None => {
+                self.slots = Some(ZeroTable::new());
+                self.next_base = gap;
+            }
+            Some(t) if self.next_base as u64 + need > u32::MAX as u64 => {
+                t[..used].fill(0);
+                self.next_base = gap;
+            }
+            Some(_) => {}
         }
         let base = self.next_base;
         self.next_base = base + len as u32 + gap;
@@ -100,7 +103,7 @@ impl Table {
     pub(crate) fn resume(&mut self, base: u32, len: usize, max_dist: usize) -> bool {
         let gap = max_dist as u64 + 1;
         let next = base as u64 + len as u64 + gap;
-        if self.slots.is_empty() || next + gap > u32::MAX as u64 {
+        if self.slots.is_none() || next + gap > u32::MAX as u64 {
             return false;
         }
         self.next_base = next as u32;
@@ -152,12 +155,17 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
     let mut tab = std::mem::take(&mut ctx.table);
     let end = buf.len();
     let max_dist = ctx.max_dist;
+    // The stream's buckets: 2^hash_bits (its memory level's) of the table's 2^TABLE_BITS.
+    let shift = TABLE_BITS - ctx.hash_bits.min(TABLE_BITS);
     let base = match resume {
         Some(base) => base,
-        None => tab.begin(end, max_dist),
+        None => tab.begin(end, max_dist, SLOTS >> shift),
     };
-    // A fixed-size view: the hash's range then needs no bounds checks.
-    let table: &mut [u32; 2 << TABLE_BITS] = (&mut tab.slots[..]).try_into().unwrap();
+    // A fixed-size table: the hash's range then needs no bounds checks.
+    let table: &mut [u32; SLOTS] = tab
+        .slots
+        .as_deref_mut()
+        .expect("allocated by begin or resume");
     let min = ctx.min_match.max(4);
     // The row's depth is reused as the number of positions hashed inside a match.
     let insert_inside = ctx.row.depth as usize;
@@ -170,7 +178,7 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
     };
     let hist_end = (start.min(end) + 1).saturating_sub(4);
     matchfind::each_word(buf, hist, hist_end, |q, w| {
-        insert_at(table, key_of::<KEY5>(w), q as u32 + base)
+        insert_at(table, key_of::<KEY5>(w, shift), q as u32 + base)
     });
     let mut p = start;
     let mut miss = 0usize;
@@ -181,8 +189,8 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
         // overlaps this one's work. `w >> 8` starts with that position's bytes (or the zeros
         // past the end, for a position that is not searched: the prefetch is only a hint).
         let w = word(buf, p);
-        crate::arch::prefetch(&table[..], 2 * key_of::<KEY5>(w >> 8));
-        let (v, h) = (w as u32, key_of::<KEY5>(w));
+        crate::arch::prefetch(&table[..], 2 * key_of::<KEY5>(w >> 8, shift));
+        let (v, h) = (w as u32, key_of::<KEY5>(w, shift));
         // Two-way bucket: the newest and the previous position with this hash.
         let here = p as u32 + base;
         let (c0, c1) = (table[2 * h], table[2 * h + 1]);
@@ -211,7 +219,7 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
         {
             if l >= min {
                 if p + l + 4 <= end {
-                    crate::arch::prefetch(&table[..], 2 * key::<KEY5>(buf, p + l));
+                    crate::arch::prefetch(&table[..], 2 * key::<KEY5>(buf, p + l, shift));
                 }
                 ctx.sb.matched(l as u32, (p - c) as u32);
                 // Positions p + 1.. inside the match (those with four bytes), at most
@@ -219,9 +227,9 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
                 // their bytes, are keyed from `w`: the bytes of p + k start at `w >> 8k`.
                 let stop = (p + l).min(end.saturating_sub(3));
                 let (from, to) = if insert_inside >= 3 && p + 4 <= stop {
-                    insert_at(table, key_of::<KEY5>(w >> 8), here + 1);
-                    insert_at(table, key_of::<KEY5>(w >> 16), here + 2);
-                    insert_at(table, key_of::<KEY5>(w >> 24), here + 3);
+                    insert_at(table, key_of::<KEY5>(w >> 8, shift), here + 1);
+                    insert_at(table, key_of::<KEY5>(w >> 16, shift), here + 2);
+                    insert_at(table, key_of::<KEY5>(w >> 24, shift), here + 3);
                     (
                         p + 4,
                         if insert_inside > 3 {
@@ -234,7 +242,7 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
                     (p + 1, stop.min(p + 1 + insert_inside))
                 };
                 for q in from..to {
-                    insert::<KEY5>(table, buf, q, base);
+                    insert::<KEY5>(table, buf, q, base, shift);
                 }
                 rep = p - c;
                 p += l;
@@ -274,7 +282,7 @@ mod tests {
     use crate::deflate::matchfind::xorshift;
     use crate::deflate::{compress_segment, Strategy, LEVELS};
 
-    use super::{Table, TABLE_BITS};
+    use super::{Table, SLOTS};
 
     /// Compresses `data[start..]` after `data[..start]` as history, finishing the stream, and
     /// returns the bytes (the table keeps its state across calls).
@@ -341,14 +349,17 @@ mod tests {
 
     #[test]
     fn table_is_cleared_before_its_bases_overflow() {
-        let mut t = Table {
-            slots: vec![7; 2 << TABLE_BITS],
-            next_base: u32::MAX - 150_000,
-        };
-        assert_eq!(t.begin(50_000, 1 << 15), u32::MAX - 150_000);
-        assert!(t.slots.iter().all(|&s| s == 7));
-        // The next segment's positions and gap would pass u32::MAX.
-        assert_eq!(t.begin(50_000, 1 << 15), (1 << 15) + 1);
-        assert!(t.slots.iter().all(|&s| s == 0));
+        let mut t = Table::default();
+        assert_eq!(t.begin(50_000, 1 << 15, SLOTS), (1 << 15) + 1);
+        t.slots.as_deref_mut().unwrap().fill(7);
+        t.next_base = u32::MAX - 150_000;
+        assert_eq!(t.begin(50_000, 1 << 15, SLOTS), u32::MAX - 150_000);
+        assert!(t.slots.as_deref().unwrap().iter().all(|&s| s == 7));
+        // The next segment's positions and gap would pass u32::MAX: the slots in use are
+        // cleared.
+        assert_eq!(t.begin(50_000, 1 << 15, SLOTS >> 3), (1 << 15) + 1);
+        let slots = t.slots.as_deref().unwrap();
+        assert!(slots[..SLOTS >> 3].iter().all(|&s| s == 0));
+        assert!(slots[SLOTS >> 3..].iter().all(|&s| s == 7));
     }
 }
