@@ -248,10 +248,11 @@ impl Core {
         }
     }
 
-    /// [`refill_word`] on the decoder's bit buffer.
+    /// [`refill_word`] on the decoder's bit buffer; false (nothing read) with under eight
+    /// bytes left.
     #[inline(always)]
-    fn refill_word(&mut self, input: &[u8], ip: &mut usize) {
-        refill_word(&mut self.bitbuf, &mut self.bitcnt, input, ip);
+    fn refill_word(&mut self, input: &[u8], ip: &mut usize) -> bool {
+        refill_word(&mut self.bitbuf, &mut self.bitcnt, input, ip)
     }
 
     /// Ensures `n` bits (n <= 56) are buffered; false if the input ran out.
@@ -337,6 +338,10 @@ impl Core {
 
     /// Decodes from `input[*ip..]` into `out[*op..]`. `out[hist_start..*op]` is the history
     /// matches may reach. Errors leave `*ip` at the byte where the problem was detected.
+    ///
+    /// Between calls at most 7 bits stay buffered, except after `NeedInput`, when the bits of
+    /// the unit the input ran out in are: the whole bytes read ahead in this call are given
+    /// back on every other return (the next block, a trailer or the next member start there).
     pub fn run(
         &mut self,
         input: &[u8],
@@ -346,6 +351,32 @@ impl Core {
         hist_start: usize,
     ) -> Result<Status, ErrorKind> {
         let ip0 = *ip;
+        let r = self.run_from(input, ip, out, op, hist_start, ip0);
+        if !matches!(r, Ok(Status::NeedInput)) {
+            self.give_back(ip, ip0);
+        }
+        r
+    }
+
+    /// Buffers as many whole bytes as fit (at least 56 bits when the input has them): the slow
+    /// path's units then rarely find their bits short. Only for `bitcnt` under 48, the most a
+    /// unit takes (15-bit length code, 5 extra bits, 15-bit distance code, 13 extra bits).
+    #[inline(always)]
+    fn top_up(&mut self, input: &[u8], ip: &mut usize) {
+        if !self.refill_word(input, ip) {
+            while self.bitcnt <= 56 && self.pull(input, ip) {}
+        }
+    }
+
+    fn run_from(
+        &mut self,
+        input: &[u8],
+        ip: &mut usize,
+        out: &mut [u8],
+        op: &mut usize,
+        hist_start: usize,
+        ip0: usize,
+    ) -> Result<Status, ErrorKind> {
         loop {
             match self.state {
                 State::BlockHeader => {
@@ -519,6 +550,9 @@ impl Core {
                     loop {
                         if *op >= out.len() {
                             return Ok(Status::OutputFull);
+                        }
+                        if self.bitcnt < 48 {
+                            self.top_up(input, ip);
                         }
                         let unit = self.try_unit()?;
                         match unit {
