@@ -8,7 +8,7 @@
 #![forbid(unsafe_code)]
 
 use super::bitwriter::BitWriter;
-use super::huffman::{build_codes, build_lengths, Scratch};
+use super::huffman::{build_codes, build_lengths, log2_x16, Scratch};
 use super::tables::*;
 
 /// Marks a match in the symbol buffer.
@@ -177,6 +177,9 @@ pub struct Encoder {
     rle: Vec<(u8, u8)>,
     /// [`build_lengths`]'s work arrays.
     huff: Box<Scratch>,
+    /// The lengths and codes are the fixed code's (written by the last fixed block, not
+    /// overwritten since).
+    holds_fixed: bool,
 }
 
 /// A block's sizes under each block type, from [`Encoder::size`]; the dynamic code's lengths
@@ -292,6 +295,29 @@ impl Encoder {
     /// code-length RLE in `rle`) and sizes the block both ways. The costs are exact (header,
     /// code-length RLE, extra bits).
     fn size(&mut self, lf: &[u32; 288], df: &[u32; 30]) -> Sizes {
+        let extra = extra_bits(lf, df);
+        let (fixed_syms, count) = fixed_symbol_bits(lf, df);
+        let fixed_syms = fixed_syms + extra;
+        if count <= BOUND_MAX_SYMS && 3 + fixed_syms <= dynamic_lower_bound(lf, df) + extra {
+            // No dynamic code can beat the fixed one (a short block, such as one flushed after
+            // each short message): skip building it. Same choice, same bytes.
+            return Sizes {
+                dynamic: u64::MAX,
+                dyn_syms: 0,
+                fixed: 3 + fixed_syms,
+                fixed_syms,
+                hlit: 0,
+                hdist: 0,
+                hclen: 0,
+                cl_lens: [0; 19],
+            };
+        }
+        self.size_both(lf, df, extra, fixed_syms)
+    }
+
+    /// [`Encoder::size`] with the dynamic code built; `extra` and `fixed_syms` as there.
+    fn size_both(&mut self, lf: &[u32; 288], df: &[u32; 30], extra: u64, fixed_syms: u64) -> Sizes {
+        self.holds_fixed = false;
         self.lit_lens.resize(288, 0);
         self.dist_lens.resize(30, 0);
         build_lengths(&lf[..286], 15, &mut self.lit_lens[..286], &mut self.huff);
@@ -329,7 +355,6 @@ impl Encoder {
             .iter()
             .rposition(|&s| cl_lens[s] != 0)
             .map_or(0, |p| p + 1);
-        let extra = extra_bits(lf, df);
         let sym_bits = |ll: &[u8], dl: &[u8]| -> u64 {
             let a: u64 = (0..286).map(|s| lf[s] as u64 * ll[s] as u64).sum();
             let b: u64 = (0..30).map(|s| df[s] as u64 * dl[s] as u64).sum();
@@ -342,7 +367,6 @@ impl Encoder {
             + 3 * cl_freq[17] as u64
             + 7 * cl_freq[18] as u64;
         let dyn_syms = sym_bits(&self.lit_lens, &self.dist_lens);
-        let fixed_syms = sym_bits(&fixed_litlen_lens(), &fixed_dist_lens());
         Sizes {
             dynamic: 3 + 14 + 3 * hclen as u64 + cl_bits + dyn_syms,
             dyn_syms,
@@ -357,16 +381,21 @@ impl Encoder {
 
     /// Writes the block's symbols, which take exactly `bits` bits with these codes.
     fn write_syms(&mut self, w: &mut BitWriter, syms: &[u32], bits: u64, fixed: bool) {
-        if fixed {
-            self.lit_lens.clear();
-            self.lit_lens.extend_from_slice(&fixed_litlen_lens());
-            self.dist_lens.clear();
-            self.dist_lens.extend_from_slice(&fixed_dist_lens()[..30]);
+        // The fixed code's lengths and codes stay from the last fixed block until `size`
+        // builds a dynamic code over them.
+        if !(fixed && self.holds_fixed) {
+            if fixed {
+                self.lit_lens.clear();
+                self.lit_lens.extend_from_slice(&fixed_litlen_lens());
+                self.dist_lens.clear();
+                self.dist_lens.extend_from_slice(&fixed_dist_lens()[..30]);
+            }
+            self.lit_codes.resize(288, 0);
+            self.dist_codes.resize(30, 0);
+            build_codes(&self.lit_lens, &mut self.lit_codes);
+            build_codes(&self.dist_lens, &mut self.dist_codes);
+            self.holds_fixed = fixed;
         }
-        self.lit_codes.resize(288, 0);
-        self.dist_codes.resize(30, 0);
-        build_codes(&self.lit_lens, &mut self.lit_codes);
-        build_codes(&self.dist_lens, &mut self.dist_codes);
         // Per block: each literal's code and length in one word, and each match length's code
         // with its extra bits already shifted in, so the loop does one lookup per literal or
         // length. A symbol is at most 15 + 5 + 15 + 13 = 48 bits, one flush each.
@@ -436,6 +465,97 @@ impl Encoder {
 
 /// Run-length codes a sequence of code lengths with symbols 16 (repeat previous 3-6),
 /// 17 (zeros 3-10) and 18 (zeros 11-138); each entry is (symbol, extra-bits value).
+/// Blocks of at most this many symbols (lengths and distances counted apart) try
+/// [`dynamic_lower_bound`] before building their dynamic code. Larger ones rarely lose it
+/// to the fixed code, and the bound's passes over the alphabets would be spent for nothing.
+const BOUND_MAX_SYMS: u64 = 64;
+
+/// Bits of the symbols counted in `lf` and `df` in the fixed code, extra bits left out, and
+/// how many symbols they count.
+fn fixed_symbol_bits(lf: &[u32; 288], df: &[u32; 30]) -> (u64, u64) {
+    let sum = |f: &[u32]| f.iter().map(|&f| f as u64).sum::<u64>();
+    let (a, b, c, d, e) = (
+        sum(&lf[..144]),
+        sum(&lf[144..256]),
+        sum(&lf[256..280]),
+        sum(&lf[280..286]),
+        sum(df),
+    );
+    (8 * a + 9 * b + 7 * c + 8 * d + 5 * e, a + b + c + d + e)
+}
+
+/// A lower bound of the bits of any dynamic block for the symbols counted in `lf` (the
+/// end-of-block symbol counted) and `df`, extra bits left out: the header's fields, at least
+/// four code-length code lengths, the code-length symbols each code (built as `size` builds
+/// them: which symbols have a length follows from the counts alone) must take at the least,
+/// and the symbols' information content, which no prefix code goes below. Computed with the
+/// counts only, so that a short block, whose dynamic code always loses to the fixed one,
+/// does not build it to find out.
+fn dynamic_lower_bound(lf: &[u32; 288], df: &[u32; 30]) -> u64 {
+    // The symbols with a length: those counted, and the partner a lone symbol gets
+    // (`build_lengths`), or distance codes 0 and 1 where no distance is counted (`size`).
+    let mut used = [false; 286 + 30];
+    for (u, &f) in used.iter_mut().zip(&lf[..286]) {
+        *u = f != 0;
+    }
+    for (u, &f) in used[286..].iter_mut().zip(df) {
+        *u = f != 0;
+    }
+    for (from, n) in [(0, 286), (286, 30)] {
+        let part = &mut used[from..from + n];
+        match part.iter().filter(|&&u| u).count() {
+            0 => (part[0], part[1]) = (true, true),
+            1 => {
+                let lone = part.iter().position(|&u| u).unwrap_or(0);
+                part[if lone == 0 { 1 } else { 0 }] = true;
+            }
+            _ => {}
+        }
+    }
+    let hlit = 257 + used[257..286].iter().rposition(|&u| u).map_or(0, |p| p + 1);
+    let hdist = 1 + used[287..316].iter().rposition(|&u| u).map_or(0, |p| p + 1);
+    let mut seq = [false; 286 + 30];
+    seq[..hlit].copy_from_slice(&used[..hlit]);
+    seq[hlit..hlit + hdist].copy_from_slice(&used[286..286 + hdist]);
+    // Code-length symbols take a bit at least, repeat codes their extra bits too: a run of
+    // r zero lengths takes r bits (single zeros) up to 4, 4 with code 17 up to 10 zeros,
+    // at least 5 up to 13 and 8 beyond. A run of k lengths takes a bit for its first and
+    // half a bit for each other (code 16 repeats up to six for 1 + 2 bits).
+    let mut rle = 0u64;
+    let mut i = 0;
+    while i < hlit + hdist {
+        let u = seq[i];
+        let run = seq[i..hlit + hdist].iter().take_while(|&&v| v == u).count();
+        rle += if u {
+            1 + (run as u64 - 1) / 2
+        } else {
+            match run {
+                0..=4 => run as u64,
+                5..=10 => 4,
+                11..=13 => 5,
+                _ => 8,
+            }
+        };
+        i += run;
+    }
+    // The information content of each alphabet's symbols, and a bit per symbol at least,
+    // from 16 log2 to within 0.75 (so 2 per symbol is taken off).
+    let content = |freqs: &[u32]| -> u64 {
+        let n: u64 = freqs.iter().map(|&f| f as u64).sum();
+        if n == 0 {
+            return 0;
+        }
+        let ln = log2_x16(n.min(u32::MAX as u64) as u32) as u64;
+        let x16: u64 = freqs
+            .iter()
+            .filter(|&&f| f != 0)
+            .map(|&f| f as u64 * (ln.saturating_sub(log2_x16(f) as u64)))
+            .sum();
+        n.max(x16.saturating_sub(2 * n) / 16)
+    };
+    3 + 5 + 5 + 4 + 3 * 4 + rle + content(&lf[..286]) + content(df)
+}
+
 fn rle_lengths(lens: &[u8], out: &mut Vec<(u8, u8)>) {
     let mut i = 0;
     while i < lens.len() {
@@ -470,6 +590,69 @@ fn rle_lengths(lens: &[u8], out: &mut Vec<(u8, u8)>) {
                 out.push((l, 0));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+    use crate::deflate::matchfind::xorshift;
+
+    /// The bound that lets `size` skip the dynamic code is never above the dynamic code's
+    /// exact size, so the choice, and the output, are the same as with the code built; and
+    /// short blocks do skip it.
+    #[test]
+    fn dynamic_lower_bound_is_below_the_dynamic_size() {
+        let mut rnd = xorshift(0x5EED);
+        let mut enc = Encoder::default();
+        let mut skipped = 0;
+        for case in 0..20_000 {
+            let (mut lf, mut df) = ([0u32; 288], [0u32; 30]);
+            // From a handful of symbols to thousands, sparse or dense, skewed or even.
+            let syms = [1, 2, 3, 5, 10, 30, 100, 1000, 20_000][case % 9];
+            let spread = 1 + (rnd() % 286) as usize;
+            let dists = (rnd() % 31) as usize;
+            let skew = rnd() % 4;
+            for _ in 0..syms {
+                let r = rnd();
+                let pick = |n: usize| match skew {
+                    0 => (r >> 8) as usize % n,
+                    _ => ((r >> 8) as usize % n).min((r >> 40) as usize % n),
+                };
+                let s = pick(spread);
+                if s >= 257 && dists > 0 {
+                    lf[s.min(285)] += 1;
+                    df[(r >> 20) as usize % dists] += 1;
+                } else {
+                    lf[s.min(255)] += 1;
+                }
+            }
+            lf[256] = 1;
+            let extra = extra_bits(&lf, &df);
+            let fixed_syms = fixed_symbol_bits(&lf, &df).0 + extra;
+            let exact = enc.size_both(&lf, &df, extra, fixed_syms);
+            assert_eq!(exact.fixed_syms, fixed_syms, "case {case}");
+            let bound = dynamic_lower_bound(&lf, &df) + extra;
+            assert!(
+                bound <= exact.dynamic,
+                "case {case}: {bound} > {}",
+                exact.dynamic
+            );
+            let z = enc.size(&lf, &df);
+            if z.dynamic == u64::MAX {
+                skipped += 1;
+                assert!(exact.fixed <= exact.dynamic, "case {case}");
+            }
+            assert_eq!(z.coded(BlockCodes::Any).0, exact.coded(BlockCodes::Any).0);
+        }
+        assert!(skipped > 2000, "{skipped}");
+        // A block flushed after a short message: literals and a few matches.
+        let (mut lf, mut df) = ([0u32; 288], [0u32; 30]);
+        for b in b"{\"id\": 17, \"user\"" {
+            lf[*b as usize] += 1;
+        }
+        (lf[256], lf[270], df[12]) = (1, 2, 2);
+        assert_eq!(enc.size(&lf, &df).dynamic, u64::MAX);
     }
 }
 
