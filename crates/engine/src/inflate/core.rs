@@ -368,6 +368,8 @@ impl Core {
         }
     }
 
+    /// [`Core::run`]'s decoding, which leaves the bytes read ahead to it; `ip0` is where the
+    /// call's input started.
     fn run_from(
         &mut self,
         input: &[u8],
