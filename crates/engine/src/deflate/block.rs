@@ -492,68 +492,121 @@ fn fixed_symbol_bits(lf: &[u32; 288], df: &[u32; 30]) -> (u64, u64) {
 /// counts only, so that a short block, whose dynamic code always loses to the fixed one,
 /// does not build it to find out.
 fn dynamic_lower_bound(lf: &[u32; 288], df: &[u32; 30]) -> u64 {
-    // The symbols with a length: those counted, and the partner a lone symbol gets
-    // (`build_lengths`), or distance codes 0 and 1 where no distance is counted (`size`).
-    let mut used = [false; 286 + 30];
-    for (u, &f) in used.iter_mut().zip(&lf[..286]) {
-        *u = f != 0;
+    // The symbols with a length, as bit sets: those counted, and the partner a lone symbol
+    // gets (`build_lengths`), or distance codes 0 and 1 where no distance is counted (`size`).
+    // The end-of-block symbol is always counted.
+    let mut lit = [0u64; 5];
+    for (i, &f) in lf[..286].iter().enumerate() {
+        lit[i / 64] |= ((f != 0) as u64) << (i % 64);
     }
-    for (u, &f) in used[286..].iter_mut().zip(df) {
-        *u = f != 0;
+    let mut dist = 0u64;
+    for (i, &f) in df.iter().enumerate() {
+        dist |= ((f != 0) as u64) << i;
     }
-    for (from, n) in [(0, 286), (286, 30)] {
-        let part = &mut used[from..from + n];
-        match part.iter().filter(|&&u| u).count() {
-            0 => (part[0], part[1]) = (true, true),
-            1 => {
-                let lone = part.iter().position(|&u| u).unwrap_or(0);
-                part[if lone == 0 { 1 } else { 0 }] = true;
-            }
-            _ => {}
+    if lit.iter().map(|w| w.count_ones()).sum::<u32>() == 1 {
+        lit[0] |= 1;
+    }
+    match dist.count_ones() {
+        0 => dist = 0b11,
+        1 => dist |= if dist == 1 { 0b10 } else { 0b01 },
+        _ => {}
+    }
+    // The lengths sent run from literal/length symbol 0 to the last one with a length (the
+    // end-of-block symbol at least), then from distance code 0 to the last.
+    let mut rle = RleBound::default();
+    let mut content = Content::default();
+    for (k, &w) in lit.iter().enumerate() {
+        let mut w = w;
+        while w != 0 {
+            let s = k * 64 + w.trailing_zeros() as usize;
+            w &= w - 1;
+            rle.visit(s);
+            content.add(lf[s]);
         }
     }
-    let hlit = 257 + used[257..286].iter().rposition(|&u| u).map_or(0, |p| p + 1);
-    let hdist = 1 + used[287..316].iter().rposition(|&u| u).map_or(0, |p| p + 1);
-    let mut seq = [false; 286 + 30];
-    seq[..hlit].copy_from_slice(&used[..hlit]);
-    seq[hlit..hlit + hdist].copy_from_slice(&used[286..286 + hdist]);
-    // Code-length symbols take a bit at least, repeat codes their extra bits too: a run of
-    // r zero lengths takes r bits (single zeros) up to 4, 4 with code 17 up to 10 zeros,
-    // at least 5 up to 13 and 8 beyond. A run of k lengths takes a bit for its first and
-    // half a bit for each other (code 16 repeats up to six for 1 + 2 bits).
-    let mut rle = 0u64;
-    let mut i = 0;
-    while i < hlit + hdist {
-        let u = seq[i];
-        let run = seq[i..hlit + hdist].iter().take_while(|&&v| v == u).count();
-        rle += if u {
-            1 + (run as u64 - 1) / 2
+    // The literal/length lengths sent: at least 257.
+    let hlit = rle.next.max(257);
+    let mut w = dist;
+    let mut dcontent = Content::default();
+    while w != 0 {
+        let d = w.trailing_zeros() as usize;
+        w &= w - 1;
+        rle.visit(hlit + d);
+        dcontent.add(df[d]);
+    }
+    let rle = rle.bits();
+    3 + 5 + 5 + 4 + 3 * 4 + rle + content.bits() + dcontent.bits()
+}
+
+/// The least a code-length RLE takes for lengths whose zero and non-zero places are known,
+/// given the non-zero places in order ([`RleBound::visit`]).
+#[derive(Default)]
+struct RleBound {
+    /// Place after the last non-zero length.
+    next: usize,
+    /// Non-zero lengths in the run it ends.
+    run: u64,
+    bits: u64,
+}
+
+impl RleBound {
+    fn visit(&mut self, p: usize) {
+        if self.run > 0 && p == self.next {
+            self.run += 1;
         } else {
-            match run {
-                0..=4 => run as u64,
+            self.end_run();
+            // Zeros before `p`: a bit each (code 0) up to 4, 4 bits with code 17 (3-10 zeros
+            // for 1 + 3 bits), at least 5 up to 13 and 8 beyond (code 18: 1 + 7).
+            self.bits += match p - self.next {
+                r @ 0..=4 => r as u64,
                 5..=10 => 4,
                 11..=13 => 5,
                 _ => 8,
-            }
-        };
-        i += run;
+            };
+            self.run = 1;
+        }
+        self.next = p + 1;
     }
-    // The information content of each alphabet's symbols, and a bit per symbol at least,
-    // from 16 log2 to within 0.75 (so 2 per symbol is taken off).
-    let content = |freqs: &[u32]| -> u64 {
-        let n: u64 = freqs.iter().map(|&f| f as u64).sum();
-        if n == 0 {
+
+    /// A run of non-zero lengths: a bit for its first, half a bit for each other (code 16
+    /// repeats the last length up to six times for 1 + 2 bits).
+    fn end_run(&mut self) {
+        if self.run > 0 {
+            self.bits += 1 + (self.run - 1) / 2;
+        }
+        self.run = 0;
+    }
+
+    fn bits(mut self) -> u64 {
+        self.end_run();
+        self.bits
+    }
+}
+
+/// The information content of an alphabet's symbols, from their counts: a lower bound of the
+/// bits of any prefix code for them, also a bit per symbol at least.
+#[derive(Default)]
+struct Content {
+    n: u64,
+    /// Sum of count x 16 log2(count).
+    x16: u64,
+}
+
+impl Content {
+    fn add(&mut self, f: u32) {
+        self.n += f as u64;
+        self.x16 += f as u64 * log2_x16(f.max(1)) as u64;
+    }
+
+    /// 16 log2 is within 0.75 of the truth, so 2 per symbol is taken off.
+    fn bits(&self) -> u64 {
+        if self.n == 0 {
             return 0;
         }
-        let ln = log2_x16(n.min(u32::MAX as u64) as u32) as u64;
-        let x16: u64 = freqs
-            .iter()
-            .filter(|&&f| f != 0)
-            .map(|&f| f as u64 * (ln.saturating_sub(log2_x16(f) as u64)))
-            .sum();
-        n.max(x16.saturating_sub(2 * n) / 16)
-    };
-    3 + 5 + 5 + 4 + 3 * 4 + rle + content(&lf[..286]) + content(df)
+        let ln = log2_x16(self.n.min(u32::MAX as u64) as u32) as u64;
+        let total = (self.n * ln).saturating_sub(self.x16);
+        self.n.max(total.saturating_sub(2 * self.n) / 16)
+    }
 }
 
 fn rle_lengths(lens: &[u8], out: &mut Vec<(u8, u8)>) {
