@@ -180,6 +180,8 @@ pub struct Encoder {
     /// The lengths and codes are the fixed code's (written by the last fixed block, not
     /// overwritten since).
     holds_fixed: bool,
+    /// The symbol writer's tables of the last block's code.
+    tables: Box<SymTables>,
 }
 
 /// A block's sizes under each block type, from [`Encoder::size`]; the dynamic code's lengths
@@ -399,47 +401,18 @@ impl Encoder {
         // Per block: each literal's code and length in one word, and each match length's code
         // with its extra bits already shifted in, so the loop does one lookup per literal or
         // length. A symbol is at most 15 + 5 + 15 + 13 = 48 bits, one flush each.
-        let (lc, ll, dc, dl) = (
-            &self.lit_codes,
-            &self.lit_lens,
-            &self.dist_codes,
-            &self.dist_lens,
-        );
-        let mut lit = [0u32; 257];
-        for (i, e) in lit.iter_mut().enumerate() {
-            *e = lc[i] as u32 | (ll[i] as u32) << 24;
-        }
-        // 512 entries, so a symbol's nine length bits index it unchecked. Filled a length
-        // symbol at a time, each length's extra bits one more than the last's, and only for
-        // the symbols the block uses (the others' entries are never read): a small block
-        // spent a fifth of this function on the table when each entry looked its symbol up.
-        let mut lens = [0u32; 512];
-        for ls in 0..29 {
-            let n = ll[257 + ls] as u32;
-            if n == 0 {
-                continue;
-            }
-            // Up to the next symbol's base (symbol 284's five extra bits would reach 258, which
-            // is symbol 285's).
-            let (base, end) = (
-                LEN_BASE[ls] as usize,
-                LEN_BASE.get(ls + 1).map_or(259, |&b| b as usize),
+        if !(fixed && self.tables.fixed) {
+            self.tables.build(
+                &self.lit_codes,
+                &self.lit_lens,
+                &self.dist_codes,
+                &self.dist_lens,
             );
-            let mut e = lc[257 + ls] as u32 | (n + LEN_EXTRA[ls] as u32) << 24;
-            for x in &mut lens[base..end] {
-                *x = e;
-                e += 1 << n;
-            }
+            self.tables.fixed = fixed;
         }
-        // Each distance symbol's code with its base folded in (the code plus the extra bits
-        // is `(dist << code length) + dists[ds].0`: the base's shifted bits cancel), and its
-        // code length and total bits; 32 entries, so the symbol's five bits index it unchecked.
-        let mut dists = [(0u64, 0u32); 32];
-        for (ds, e) in dists.iter_mut().enumerate().take(30) {
-            let n = dl[ds] as u32;
-            e.0 = (dc[ds] as u64).wrapping_sub((DIST_BASE[ds] as u64) << n);
-            e.1 = n | (n + DIST_EXTRA[ds] as u32) << 8;
-        }
+        let SymTables {
+            lit, lens, dists, ..
+        } = &*self.tables;
         // Room for exactly the symbols' bits (plus slack), not for the worst case of 6 bytes
         // per symbol: the room is zero-filled first.
         w.burst(bits as usize / 8 + 16, |b| {
@@ -463,8 +436,72 @@ impl Encoder {
     }
 }
 
-/// Run-length codes a sequence of code lengths with symbols 16 (repeat previous 3-6),
-/// 17 (zeros 3-10) and 18 (zeros 11-138); each entry is (symbol, extra-bits value).
+/// A block's codes as its symbol writer reads them (see [`SymTables::build`]), kept by the
+/// encoder: the fixed code's stay from one fixed block to the next, and a dynamic code's
+/// length table writes only the entries of the lengths the block uses.
+#[derive(Clone)]
+struct SymTables {
+    /// Each literal's code and length in one word (length in the top byte).
+    lit: [u32; 257],
+    /// Each match length's code with its extra bits shifted in, and its total bits.
+    lens: [u32; 512],
+    /// Each distance symbol's code with its base folded in, and its code length and total bits.
+    dists: [(u64, u32); 32],
+    /// These are the fixed code's.
+    fixed: bool,
+}
+
+impl Default for SymTables {
+    fn default() -> Self {
+        SymTables {
+            lit: [0; 257],
+            lens: [0; 512],
+            dists: [(0, 0); 32],
+            fixed: false,
+        }
+    }
+}
+
+impl SymTables {
+    /// The tables of the code with these codes and lengths.
+    fn build(&mut self, lc: &[u16], ll: &[u8], dc: &[u16], dl: &[u8]) {
+        for (i, e) in self.lit.iter_mut().enumerate() {
+            *e = lc[i] as u32 | (ll[i] as u32) << 24;
+        }
+        // 512 entries, so a symbol's nine length bits index it unchecked. Filled a length
+        // symbol at a time, each length's extra bits one more than the last's, and only for
+        // the symbols the block uses (the others' entries are never read): a small block
+        // spent a fifth of the writer's time on the table when each entry looked its symbol
+        // up.
+        let lens = &mut self.lens;
+        for ls in 0..29 {
+            let n = ll[257 + ls] as u32;
+            if n == 0 {
+                continue;
+            }
+            // Up to the next symbol's base (symbol 284's five extra bits would reach 258, which
+            // is symbol 285's).
+            let (base, end) = (
+                LEN_BASE[ls] as usize,
+                LEN_BASE.get(ls + 1).map_or(259, |&b| b as usize),
+            );
+            let mut e = lc[257 + ls] as u32 | (n + LEN_EXTRA[ls] as u32) << 24;
+            for x in &mut lens[base..end] {
+                *x = e;
+                e += 1 << n;
+            }
+        }
+        // Each distance symbol's code with its base folded in (the code plus the extra bits
+        // is `(dist << code length) + dists[ds].0`: the base's shifted bits cancel), and its
+        // code length and total bits; 32 entries, so the symbol's five bits index it unchecked.
+        for (ds, e) in self.dists.iter_mut().enumerate().take(30) {
+            let n = dl[ds] as u32;
+            e.0 = (dc[ds] as u64).wrapping_sub((DIST_BASE[ds] as u64) << n);
+            e.1 = n | (n + DIST_EXTRA[ds] as u32) << 8;
+        }
+    }
+}
+
 /// Blocks of at most this many symbols (lengths and distances counted apart) try
 /// [`dynamic_lower_bound`] before building their dynamic code. Larger ones rarely lose it
 /// to the fixed code, and the bound's passes over the alphabets would be spent for nothing.
@@ -495,9 +532,13 @@ fn dynamic_lower_bound(lf: &[u32; 288], df: &[u32; 30]) -> u64 {
     // The symbols with a length, as bit sets: those counted, and the partner a lone symbol
     // gets (`build_lengths`), or distance codes 0 and 1 where no distance is counted (`size`).
     // The end-of-block symbol is always counted.
+    // Each word is built in a register: or-ing into the array's words made each step wait on
+    // the store of the one before.
     let mut lit = [0u64; 5];
-    for (i, &f) in lf[..286].iter().enumerate() {
-        lit[i / 64] |= ((f != 0) as u64) << (i % 64);
+    for (w, counts) in lit.iter_mut().zip(lf[..286].chunks(64)) {
+        for (i, &f) in counts.iter().enumerate() {
+            *w |= ((f != 0) as u64) << i;
+        }
     }
     let mut dist = 0u64;
     for (i, &f) in df.iter().enumerate() {
@@ -609,6 +650,8 @@ impl Content {
     }
 }
 
+/// Run-length codes a sequence of code lengths with symbols 16 (repeat previous 3-6),
+/// 17 (zeros 3-10) and 18 (zeros 11-138); each entry is (symbol, extra-bits value).
 fn rle_lengths(lens: &[u8], out: &mut Vec<(u8, u8)>) {
     let mut i = 0;
     while i < lens.len() {
