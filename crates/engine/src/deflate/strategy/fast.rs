@@ -27,28 +27,39 @@ const TABLE_BITS: u32 = 16;
 const SLOTS: usize = 2 << TABLE_BITS;
 
 /// The bucket of the position whose bytes start `w` (see [`word`]; the position has at least
-/// four bytes): of its five bytes if `KEY5`, among `2^(TABLE_BITS - shift)`. The hash is taken
-/// to 16 bits and then shifted, so the compiler sees the bucket's bound.
+/// four bytes): of its five bytes if `KEY5`, among `2^(TABLE_BITS - shift)` (`shift` is 0
+/// unless `SMALL`, which takes the shift off the full table's hot loop). The hash is taken to
+/// 16 bits and then shifted, so the compiler sees the bucket's bound.
 #[inline(always)]
-fn key_of<const KEY5: bool>(w: u64, shift: u32) -> usize {
+fn key_of<const KEY5: bool, const SMALL: bool>(w: u64, shift: u32) -> usize {
     let h = if KEY5 {
         matchfind::hash5(w, TABLE_BITS)
     } else {
         matchfind::hash4(w as u32, TABLE_BITS)
     };
-    h >> shift
+    if SMALL {
+        h >> shift
+    } else {
+        h
+    }
 }
 
 /// The bucket of position `p` (which has at least four bytes).
 #[inline(always)]
-fn key<const KEY5: bool>(buf: &[u8], p: usize, shift: u32) -> usize {
-    key_of::<KEY5>(word(buf, p), shift)
+fn key<const KEY5: bool, const SMALL: bool>(buf: &[u8], p: usize, shift: u32) -> usize {
+    key_of::<KEY5, SMALL>(word(buf, p), shift)
 }
 
 /// Hashes position `q` (stored as `q + base`) into its bucket as the newest entry.
 #[inline(always)]
-fn insert<const KEY5: bool>(table: &mut [u32; SLOTS], buf: &[u8], q: usize, base: u32, shift: u32) {
-    let h = key::<KEY5>(buf, q, shift);
+fn insert<const KEY5: bool, const SMALL: bool>(
+    table: &mut [u32; SLOTS],
+    buf: &[u8],
+    q: usize,
+    base: u32,
+    shift: u32,
+) {
+    let h = key::<KEY5, SMALL>(buf, q, shift);
     insert_at(table, h, q as u32 + base);
 }
 
@@ -134,10 +145,11 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
             (minlen::long_keys(data.len(), || minlen::sample(data)), None)
         }
     };
-    let base = if key5 {
-        parse::<true>(ctx, buf, start, base)
-    } else {
-        parse::<false>(ctx, buf, start, base)
+    let base = match (key5, ctx.hash_bits < TABLE_BITS) {
+        (true, false) => parse::<true, false>(ctx, buf, start, base),
+        (false, false) => parse::<false, false>(ctx, buf, start, base),
+        (true, true) => parse::<true, true>(ctx, buf, start, base),
+        (false, true) => parse::<false, true>(ctx, buf, start, base),
     };
     if ctx.keep {
         ctx.carry = Some(Carry {
@@ -147,11 +159,17 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     }
 }
 
-/// [`run`] with keys of five bytes (`KEY5`) or four, going on with the table's `resume` base
-/// or starting afresh; returns the base used. Kept out of line: with both copies inlined into
-/// `run`, level 1 measured 6-7% slower (the same code, laid out differently).
+/// [`run`] with keys of five bytes (`KEY5`) or four, into fewer buckets than the table has if
+/// `SMALL` (a memory level under 9), going on with the table's `resume` base or starting
+/// afresh; returns the base used. Kept out of line: with both key copies inlined into `run`,
+/// level 1 measured 6-7% slower (the same code, laid out differently).
 #[inline(never)]
-fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Option<u32>) -> u32 {
+fn parse<const KEY5: bool, const SMALL: bool>(
+    ctx: &mut Ctx,
+    buf: &[u8],
+    start: usize,
+    resume: Option<u32>,
+) -> u32 {
     let mut tab = std::mem::take(&mut ctx.table);
     let end = buf.len();
     let max_dist = ctx.max_dist;
@@ -178,7 +196,7 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
     };
     let hist_end = (start.min(end) + 1).saturating_sub(4);
     matchfind::each_word(buf, hist, hist_end, |q, w| {
-        insert_at(table, key_of::<KEY5>(w, shift), q as u32 + base)
+        insert_at(table, key_of::<KEY5, SMALL>(w, shift), q as u32 + base)
     });
     let mut p = start;
     let mut miss = 0usize;
@@ -189,8 +207,8 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
         // overlaps this one's work. `w >> 8` starts with that position's bytes (or the zeros
         // past the end, for a position that is not searched: the prefetch is only a hint).
         let w = word(buf, p);
-        crate::arch::prefetch(&table[..], 2 * key_of::<KEY5>(w >> 8, shift));
-        let (v, h) = (w as u32, key_of::<KEY5>(w, shift));
+        crate::arch::prefetch(&table[..], 2 * key_of::<KEY5, SMALL>(w >> 8, shift));
+        let (v, h) = (w as u32, key_of::<KEY5, SMALL>(w, shift));
         // Two-way bucket: the newest and the previous position with this hash.
         let here = p as u32 + base;
         let (c0, c1) = (table[2 * h], table[2 * h + 1]);
@@ -219,7 +237,7 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
         {
             if l >= min {
                 if p + l + 4 <= end {
-                    crate::arch::prefetch(&table[..], 2 * key::<KEY5>(buf, p + l, shift));
+                    crate::arch::prefetch(&table[..], 2 * key::<KEY5, SMALL>(buf, p + l, shift));
                 }
                 ctx.sb.matched(l as u32, (p - c) as u32);
                 // Positions p + 1.. inside the match (those with four bytes), at most
@@ -227,9 +245,9 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
                 // their bytes, are keyed from `w`: the bytes of p + k start at `w >> 8k`.
                 let stop = (p + l).min(end.saturating_sub(3));
                 let (from, to) = if insert_inside >= 3 && p + 4 <= stop {
-                    insert_at(table, key_of::<KEY5>(w >> 8, shift), here + 1);
-                    insert_at(table, key_of::<KEY5>(w >> 16, shift), here + 2);
-                    insert_at(table, key_of::<KEY5>(w >> 24, shift), here + 3);
+                    insert_at(table, key_of::<KEY5, SMALL>(w >> 8, shift), here + 1);
+                    insert_at(table, key_of::<KEY5, SMALL>(w >> 16, shift), here + 2);
+                    insert_at(table, key_of::<KEY5, SMALL>(w >> 24, shift), here + 3);
                     (
                         p + 4,
                         if insert_inside > 3 {
@@ -242,7 +260,7 @@ fn parse<const KEY5: bool>(ctx: &mut Ctx, buf: &[u8], start: usize, resume: Opti
                     (p + 1, stop.min(p + 1 + insert_inside))
                 };
                 for q in from..to {
-                    insert::<KEY5>(table, buf, q, base, shift);
+                    insert::<KEY5, SMALL>(table, buf, q, base, shift);
                 }
                 rep = p - c;
                 p += l;
