@@ -177,9 +177,6 @@ pub struct Encoder {
     rle: Vec<(u8, u8)>,
     /// [`build_lengths`]'s work arrays.
     huff: Box<Scratch>,
-    /// The lengths and codes are the fixed code's (written by the last fixed block, not
-    /// overwritten since).
-    holds_fixed: bool,
     /// The symbol writer's tables of the last block's code.
     tables: Box<SymTables>,
 }
@@ -319,7 +316,6 @@ impl Encoder {
 
     /// [`Encoder::size`] with the dynamic code built; `extra` and `fixed_syms` as there.
     fn size_both(&mut self, lf: &[u32; 288], df: &[u32; 30], extra: u64, fixed_syms: u64) -> Sizes {
-        self.holds_fixed = false;
         self.lit_lens.resize(288, 0);
         self.dist_lens.resize(30, 0);
         build_lengths(&lf[..286], 15, &mut self.lit_lens[..286], &mut self.huff);
@@ -383,9 +379,11 @@ impl Encoder {
 
     /// Writes the block's symbols, which take exactly `bits` bits with these codes.
     fn write_syms(&mut self, w: &mut BitWriter, syms: &[u32], bits: u64, fixed: bool) {
-        // The fixed code's lengths and codes stay from the last fixed block until `size`
-        // builds a dynamic code over them.
-        if !(fixed && self.holds_fixed) {
+        // Per block: each literal's code and length in one word, and each match length's code
+        // with its extra bits already shifted in, so the loop does one lookup per literal or
+        // length. A symbol is at most 15 + 5 + 15 + 13 = 48 bits, one flush each. The fixed
+        // code's tables stay from one fixed block to the next.
+        if !(fixed && self.tables.fixed) {
             if fixed {
                 self.lit_lens.clear();
                 self.lit_lens.extend_from_slice(&fixed_litlen_lens());
@@ -396,12 +394,6 @@ impl Encoder {
             self.dist_codes.resize(30, 0);
             build_codes(&self.lit_lens, &mut self.lit_codes);
             build_codes(&self.dist_lens, &mut self.dist_codes);
-            self.holds_fixed = fixed;
-        }
-        // Per block: each literal's code and length in one word, and each match length's code
-        // with its extra bits already shifted in, so the loop does one lookup per literal or
-        // length. A symbol is at most 15 + 5 + 15 + 13 = 48 bits, one flush each.
-        if !(fixed && self.tables.fixed) {
             self.tables.build(
                 &self.lit_codes,
                 &self.lit_lens,
