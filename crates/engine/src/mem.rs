@@ -170,41 +170,41 @@ mod linux {
         ) -> *mut c_void;
         fn munmap(addr: *mut c_void, len: usize) -> c_int;
     }
-    /// From <sys/mman.h>, the same on x86-64 and aarch64 (and every other Linux architecture
-    /// but MIPS, PA-RISC, Alpha and SPARC, which have another MAP_ANONYMOUS).
+    /// From <sys/mman.h>, the same on every Linux architecture but MIPS, PA-RISC, Alpha and
+    /// SPARC, which have another MAP_ANONYMOUS (None: not known here, no mapping).
     const PROT_READ_WRITE: c_int = 0x1 | 0x2;
     const MAP_PRIVATE: c_int = 0x02;
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "x86"))]
-    const MAP_ANONYMOUS: c_int = 0x20;
+    const MAP_ANONYMOUS: Option<c_int> = if cfg!(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        target_arch = "x86"
+    )) {
+        Some(0x20)
+    } else {
+        None
+    };
     const MAP_FAILED: *mut c_void = !0usize as *mut c_void;
 
     /// A private anonymous mapping of `len` bytes (zero-filled on first touch), or None where
     /// the system refuses one or the architecture's flags are not known here.
     pub fn map(len: usize) -> Option<NonNull<u8>> {
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "x86"))]
-        {
-            // SAFETY: a new anonymous mapping aliases no existing memory; the result is checked
-            // for failure before use.
-            let p = unsafe {
-                mmap(
-                    core::ptr::null_mut(),
-                    len,
-                    PROT_READ_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS,
-                    -1,
-                    0,
-                )
-            };
-            if p == MAP_FAILED {
-                return None;
-            }
-            NonNull::new(p.cast())
+        let anonymous = MAP_ANONYMOUS?;
+        // SAFETY: a new anonymous mapping aliases no existing memory; the result is checked
+        // for failure before use.
+        let p = unsafe {
+            mmap(
+                core::ptr::null_mut(),
+                len,
+                PROT_READ_WRITE,
+                MAP_PRIVATE | anonymous,
+                -1,
+                0,
+            )
+        };
+        if p == MAP_FAILED {
+            return None;
         }
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "x86")))]
-        {
-            let _ = len;
-            None
-        }
+        NonNull::new(p.cast())
     }
 
     /// Releases a mapping made by [`map`] with the same length.

@@ -355,13 +355,12 @@ impl Inflater {
     /// the history is copied.
     fn make_room(&mut self) {
         let len = self.win.len();
-        let per_call = self.decoded / self.calls.max(1);
-        let ahead = if self.calls == 0 {
-            WINDOW - HISTORY
-        } else {
-            (per_call * AHEAD_PER_CALL_BYTE)
+        // No call since the last change: this call alone fills the window, a bulk stream.
+        let ahead = match self.decoded.checked_div(self.calls) {
+            None => WINDOW - HISTORY,
+            Some(per_call) => (per_call * AHEAD_PER_CALL_BYTE)
                 .next_power_of_two()
-                .clamp(SMALL_AHEAD, WINDOW - HISTORY)
+                .clamp(SMALL_AHEAD, WINDOW - HISTORY),
         };
         let grow = if len < HISTORY {
             (len * 2).min(HISTORY)
