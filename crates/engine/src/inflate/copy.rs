@@ -81,10 +81,19 @@ pub fn copy_match_bounded(out: &mut [u8], o: usize, dist: usize, len: usize) {
 ///
 /// Panics if `dist` is 0 or reaches before the start of `out`, if `len > 258`, or if
 /// `out[o..o + len + SLACK]` is not in bounds (the caller has checked all of these; the assert
-/// is the proof the unchecked copies below rely on).
+/// is the proof the unchecked copies below rely on). The room is measured from `o` only once
+/// `o` is known to be inside `out`: `out.len() - o` alone wraps past the end in a release
+/// build and would pass any `o`.
 #[inline(always)]
 pub fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
-    assert!(dist != 0 && dist <= o && len <= 258 && out.len() - o >= len + SLACK);
+    assert!(
+        dist.wrapping_sub(1) < o
+            && len <= 258
+            && out
+                .len()
+                .checked_sub(o)
+                .is_some_and(|room| room >= len + SLACK)
+    );
     let base = out.as_mut_ptr();
     if dist >= 16 {
         // SAFETY: the assert puts every destination word, which starts before `o + len` (or is
@@ -199,6 +208,14 @@ mod tests {
     fn refuses_a_distance_before_the_start() {
         let mut a = vec![0u8; 400];
         copy_match(&mut a, 10, 11, 3);
+    }
+
+    /// An output position past the end of `out` is refused, not measured as a wrapped room.
+    #[test]
+    #[should_panic]
+    fn refuses_a_position_past_the_end() {
+        let mut a = vec![0u8; 100];
+        copy_match(&mut a, 200, 20, 3);
     }
 
     #[test]
