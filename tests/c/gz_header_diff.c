@@ -152,5 +152,53 @@ int main(void) {
     deflateEnd(&s);
     hex("header", buf, 10);
     printf("\n");
+    /* inflateReset forgets the header structure (zlib sets head to NULL): the reset writes
+     * nothing into it, and the next member's fields do not go to its buffers. */
+    {
+        int n2 = member(buf, sizeof buf, 8, 9, 0, 0, &hlen);
+        z_stream r;
+        memset(&r, 0, sizeof r);
+        inflateInit2(&r, 31);
+        gz_header h;
+        unsigned char name[64];
+        memset(&h, 0, sizeof h);
+        memset(name, 0x77, sizeof name);
+        h.name = name;
+        h.name_max = sizeof name;
+        inflateGetHeader(&r, &h);
+        r.next_in = buf;
+        r.avail_in = (unsigned)n2;
+        r.next_out = out;
+        r.avail_out = sizeof out;
+        int first = inflate(&r, Z_NO_FLUSH);
+        h.done = 7;
+        memset(name, 0x77, sizeof name);
+        int reset = inflateReset(&r);
+        int done_after_reset = h.done;
+        r.next_in = buf;
+        r.avail_in = (unsigned)n2;
+        r.next_out = out;
+        r.avail_out = sizeof out;
+        int second = inflate(&r, Z_NO_FLUSH);
+        printf("after inflateReset: inflate %d reset %d done %d then inflate %d done %d", first,
+               reset, done_after_reset, second, h.done);
+        hex("name", name, 4);
+        printf("\n");
+        inflateEnd(&r);
+    }
+    /* inflateInit2 with windowBits out of range leaves strm->state NULL (zlib frees what it
+     * allocated), so ending the stream is a clean Z_STREAM_ERROR, not a wild pointer. */
+    {
+        z_stream g;
+        memset(&g, 0xAA, sizeof g);
+        g.zalloc = Z_NULL;
+        g.zfree = Z_NULL;
+        g.opaque = Z_NULL;
+        g.next_in = Z_NULL;
+        g.avail_in = 0;
+        int init = inflateInit2(&g, 7);
+        printf("inflateInit2 windowBits 7: %d state null %d", init, g.state == Z_NULL);
+        printf(" inflateEnd %d inflate %d\n", inflateEnd(&g), inflate(&g, Z_NO_FLUSH));
+    }
     return 0;
 }

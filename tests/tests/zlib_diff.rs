@@ -515,6 +515,84 @@ fn inflate_sync_copy_and_trailing_data_agree() {
     }
 }
 
+/// Decompressing in place, the compressed bytes at the end of the output buffer (as boot
+/// loaders and some archivers do), gives the data with both libraries; ours reads such an
+/// input from a copy, since Rust may not hold it and the output as overlapping slices. A
+/// stream copied onto itself (deflateCopy, inflateCopy) goes on to the same end.
+#[test]
+fn in_place_inflate_and_copies_onto_themselves() {
+    let libs = Zlib::both();
+    let data = corpus();
+    for z in &libs {
+        let comp = deflate_script(z, &data, (6, 15, 8, 0), &[(data.len(), NO)], 65536);
+        let margin = 64;
+        for lib in &libs {
+            let mut buf = vec![0u8; data.len() + margin];
+            let at = buf.len() - comp.len();
+            buf[at..].copy_from_slice(&comp);
+            let base = buf.as_mut_ptr();
+            let mut s = ZStream::new();
+            assert_eq!(lib.i_init(&mut s, 15), Z_OK);
+            // SAFETY: both pointers come from `buf`, which outlives the call; only raw
+            // pointers to it exist while inflate runs.
+            let r = unsafe {
+                s.next_in = base.add(at);
+                s.avail_in = comp.len() as u32;
+                s.next_out = base;
+                s.avail_out = data.len() as u32;
+                let r = (lib.inflate)(&mut *s, FINISH);
+                (lib.inflate_end)(&mut *s);
+                r
+            };
+            assert_eq!(
+                r, Z_STREAM_END,
+                "{} inflating {}'s stream in place",
+                lib.name, z.name
+            );
+            assert!(buf[..data.len()] == data[..], "{} in place", lib.name);
+        }
+        // Copies onto themselves, mid-stream.
+        let mut s = ZStream::new();
+        assert_eq!(z.i_init(&mut s, 15), Z_OK);
+        let mut o = vec![0u8; data.len()];
+        let (_, c, p) = z.i_step(&mut s, &comp[..comp.len() / 2], &mut o, NO);
+        let sp: *mut ZStream = &mut *s;
+        // SAFETY: a live stream, given as both arguments.
+        assert_eq!(
+            unsafe { (z.inflate_copy)(sp, sp) },
+            Z_OK,
+            "{} inflateCopy",
+            z.name
+        );
+        let (r, _, p2) = z.i_step(&mut s, &comp[c..], &mut o[p..], NO);
+        assert_eq!(r, Z_STREAM_END, "{} after inflateCopy onto itself", z.name);
+        assert!(
+            o[..p + p2] == data[..],
+            "{} after inflateCopy onto itself",
+            z.name
+        );
+        // SAFETY: live stream.
+        unsafe { (z.inflate_end)(&mut *s) };
+        let mut d = ZStream::new();
+        assert_eq!(z.d_init(&mut d, 6, 15, 8, 0), Z_OK);
+        let mut out = vec![0u8; data.len() + 1000];
+        let (_, c, p) = z.d_step(&mut d, &data[..data.len() / 2], &mut out, NO);
+        let dp: *mut ZStream = &mut *d;
+        // SAFETY: a live stream, given as both arguments.
+        assert_eq!(
+            unsafe { (z.deflate_copy)(dp, dp) },
+            Z_OK,
+            "{} deflateCopy",
+            z.name
+        );
+        let (r, _, p2) = z.d_step(&mut d, &data[c..], &mut out[p..], FINISH);
+        assert_eq!(r, Z_STREAM_END, "{} after deflateCopy onto itself", z.name);
+        // SAFETY: live stream.
+        unsafe { (z.deflate_end)(&mut *d) };
+        check_decodes(&libs, &out[..p + p2], 15, &data, "deflateCopy onto itself");
+    }
+}
+
 #[test]
 fn checksums_match() {
     let libs = Zlib::both();

@@ -2,7 +2,8 @@
 //! writes members with every mix of header fields through deflateSetHeader and reads them
 //! back through inflateGetHeader (windowBits 31 and 47, whole and a byte at a time, caller
 //! buffers from 0 to 100 bytes), printing the header bytes written and every field read, and
-//! then writes a stream without a header right after one with fields. It is compiled once
+//! then writes a stream without a header right after one with fields, resets a stream that was
+//! given a header structure, and ends one whose inflateInit2 was refused. It is compiled once
 //! against the system `zlib.h` and run with the system libz and with ours preloaded; the
 //! transcripts must be identical.
 
@@ -27,5 +28,20 @@ fn gzip_header_fields_match_system_zlib() {
     assert!(
         want.contains("then a stream without a header: deflate 1 header[1f8b0800000000000003]"),
         "the default header after a stream with fields"
+    );
+    // inflateReset forgets the header structure: nothing is written into it, by the reset or
+    // by the next member (before, the reset wrote done = 0 and the member its name, through
+    // pointers the caller may have freed).
+    assert!(
+        want.contains(
+            "after inflateReset: inflate 1 reset 0 done 7 then inflate 1 done 7 name[77777777]"
+        ),
+        "header structure untouched after a reset"
+    );
+    // A rejected windowBits leaves state NULL (before: whatever the caller's struct held,
+    // which inflateEnd then followed).
+    assert!(
+        want.contains("inflateInit2 windowBits 7: -2 state null 1 inflateEnd -2 inflate -2"),
+        "state NULL after a failed inflateInit2"
     );
 }

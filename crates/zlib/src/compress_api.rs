@@ -200,12 +200,10 @@ pub unsafe extern "C" fn uncompress2(
         if (source.is_null() && len != 0) || (dest.is_null() && cap != 0) {
             return Z_STREAM_ERROR;
         }
-        let input: &[u8] = if len == 0 {
-            &[]
-        } else {
-            // SAFETY: caller contract.
-            unsafe { core::slice::from_raw_parts(source, len) }
-        };
+        // SAFETY: caller contract; no slice of `dest` exists yet. A source inside `dest`
+        // (decompressing in place) is copied.
+        let input = unsafe { input_apart(source, len, dest, cap) };
+        let input = &input[..];
         let mut one = [0u8; 1];
         let out: &mut [u8] = if cap == 0 {
             // zlib decodes into a one-byte scratch to tell "empty" from "too small".

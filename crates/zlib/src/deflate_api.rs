@@ -207,6 +207,7 @@ pub unsafe extern "C" fn deflate(strm: *mut z_stream, flush: c_int) -> c_int {
         }
         // SAFETY: zlib's contract on the stream's buffers.
         let (input, output) = unsafe { io_slices(z) };
+        let input = &input[..];
         config::trace_call(true, input.len());
         if !d.typed && !input.is_empty() {
             d.typed = true;
@@ -535,6 +536,10 @@ pub unsafe extern "C" fn deflateCopy(dest: *mut z_stream, source: *mut z_stream)
         let Some(d) = (unsafe { state(source) }) else {
             return Z_STREAM_ERROR;
         };
+        if dest == source {
+            // A stream is already its own copy (see inflateCopy).
+            return Z_OK;
+        }
         let Some(copy) = d.s.duplicate() else {
             return Z_MEM_ERROR;
         };

@@ -169,10 +169,9 @@ impl IState {
         }
         self.head_filled = false;
         self.sync_have = 0;
-        if !self.head.is_null() {
-            // SAFETY: the caller keeps the header structure valid while the stream uses it.
-            unsafe { (*self.head).done = 0 };
-        }
+        // As zlib's inflateResetKeep: the header structure is forgotten, not written. The
+        // caller asks again (inflateGetHeader) for the next stream's; the old one may be gone.
+        self.head = core::ptr::null_mut();
     }
 
     /// Copies a parsed gzip header into the caller's `gz_header` (zlib's inflateGetHeader).
@@ -281,6 +280,10 @@ pub unsafe extern "C" fn inflateInit2_(
         let z = unsafe { &mut *strm };
         z.msg = core::ptr::null();
         let Some((wrap, wbits)) = parse_wbits(window_bits) else {
+            // zlib frees the state it allocated and leaves NULL: a later inflateEnd or inflate
+            // on the stream is a clean Z_STREAM_ERROR instead of a read through whatever the
+            // caller's struct held.
+            z.state = core::ptr::null_mut();
             return Z_STREAM_ERROR;
         };
         z.state = Box::into_raw(Box::new(IState::new(strm, wrap, wbits))).cast();
@@ -313,6 +316,7 @@ pub unsafe extern "C" fn inflate(strm: *mut z_stream, flush: c_int) -> c_int {
         }
         // SAFETY: zlib's contract on the stream's buffers.
         let (input, output) = unsafe { io_slices(z) };
+        let input = &input[..];
         config::trace_call(false, input.len());
         if !st.ensure(input) {
             return Z_BUF_ERROR;
@@ -561,6 +565,10 @@ pub unsafe extern "C" fn inflateSync(strm: *mut z_stream) -> c_int {
         };
         // SAFETY: strm valid.
         let z = unsafe { &mut *strm };
+        if z.next_in.is_null() && z.avail_in != 0 {
+            // As inflate refuses it (zlib would read through the null pointer here).
+            return Z_STREAM_ERROR;
+        }
         let held = st
             .inf
             .as_mut()
@@ -641,6 +649,11 @@ pub unsafe extern "C" fn inflateCopy(dest: *mut z_stream, source: *mut z_stream)
         let Some(st) = (unsafe { state(source) }) else {
             return Z_STREAM_ERROR;
         };
+        if dest == source {
+            // A stream is already its own copy. (zlib memcpys the struct onto itself, UB in
+            // C and Rust alike, and leaks the old state.)
+            return Z_OK;
+        }
         let copy = Box::new(IState {
             magic: MAGIC,
             strm: dest,

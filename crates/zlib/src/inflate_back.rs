@@ -94,22 +94,19 @@ pub unsafe extern "C" fn inflateBack(
         let (Some(in_fn), Some(out_fn)) = (in_fn, out_fn) else {
             return Z_STREAM_ERROR;
         };
+        let (wbits, window, wsize) = (st.wbits, st.window, st.wsize);
+        // The stream is read and written through `strm` only before and after the loop, and
+        // no reference to it or its state is held across the callbacks: a callback may be
+        // given the stream as its descriptor and look at it.
         // SAFETY: strm valid.
-        let z = unsafe { &mut *strm };
-        z.msg = core::ptr::null();
-        let mut inf = Inflater::new(Format::Raw, st.wbits);
+        let (mut next, avail) = unsafe {
+            (*strm).msg = core::ptr::null();
+            ((*strm).next_in, (*strm).avail_in)
+        };
+        let mut inf = Inflater::new(Format::Raw, wbits);
         // SAFETY: the window has wsize writable bytes for the stream's life (contract).
-        let window = unsafe { core::slice::from_raw_parts_mut(st.window, st.wsize) };
-        let mut next: *const u8 = if z.next_in.is_null() {
-            core::ptr::null()
-        } else {
-            z.next_in
-        };
-        let mut have: usize = if next.is_null() {
-            0
-        } else {
-            z.avail_in as usize
-        };
+        let window = unsafe { core::slice::from_raw_parts_mut(window, wsize) };
+        let mut have: usize = if next.is_null() { 0 } else { avail as usize };
         let mut filled = 0usize;
         let mut code = loop {
             // With no input left the decoder may still hold output it decoded ahead: it is
@@ -175,8 +172,11 @@ pub unsafe extern "C" fn inflateBack(
                 code = Z_BUF_ERROR;
             }
         }
-        z.next_in = next;
-        z.avail_in = have as c_uint;
+        // SAFETY: strm valid.
+        unsafe {
+            (*strm).next_in = next;
+            (*strm).avail_in = have as c_uint;
+        }
         if code == Z_DATA_ERROR {
             // SAFETY: strm valid.
             return unsafe { err_return(strm, Z_DATA_ERROR) };

@@ -4,6 +4,7 @@
 #![allow(non_camel_case_types, missing_docs)]
 
 use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
+use std::borrow::Cow;
 
 /// zlib's `voidpf (*alloc_func)(voidpf opaque, uInt items, uInt size)`.
 pub type alloc_func = Option<unsafe extern "C" fn(*mut c_void, c_uint, c_uint) -> *mut c_void>;
@@ -209,24 +210,55 @@ pub(crate) unsafe fn free_state<T: ZState>(strm: *mut z_stream) -> bool {
     true
 }
 
-/// The caller's input and output buffers of a `deflate`/`inflate` call (empty when their
-/// length is 0, whatever the pointer).
+/// `len` input bytes at `ptr` for a call that writes `out_len` bytes at `out`: borrowed, or
+/// copied when the two ranges overlap. zlib does not ask for them apart (decompressing in
+/// place, the input at the end of the output buffer, works with it), but Rust may not hold a
+/// shared and a mutable slice over the same bytes.
 ///
 /// # Safety
-/// `next_in`/`avail_in` and `next_out`/`avail_out` must describe valid, disjoint buffers
-/// (zlib's contract); the slices must not outlive them.
-pub(crate) unsafe fn io_slices<'a>(z: &z_stream) -> (&'a [u8], &'a mut [u8]) {
-    let input: &[u8] = if z.avail_in == 0 || z.next_in.is_null() {
-        &[]
+/// `ptr` must point to `len` readable bytes unless `len` is 0 or `ptr` NULL (then the input is
+/// empty); no mutable slice over them may be live; the result must not outlive them.
+pub(crate) unsafe fn input_apart<'a>(
+    ptr: *const u8,
+    len: usize,
+    out: *const u8,
+    out_len: usize,
+) -> Cow<'a, [u8]> {
+    if len == 0 || ptr.is_null() {
+        return Cow::Borrowed(&[]);
+    }
+    // SAFETY: `len` readable bytes (caller's contract); no mutable slice over them yet.
+    let input = unsafe { core::slice::from_raw_parts(ptr, len) };
+    let (a, b) = (ptr as usize, out as usize);
+    if out_len != 0 && !out.is_null() && a < b.wrapping_add(out_len) && b < a.wrapping_add(len) {
+        Cow::Owned(input.to_vec())
     } else {
-        // SAFETY: next_in points to avail_in readable bytes (caller's contract).
-        unsafe { core::slice::from_raw_parts(z.next_in, z.avail_in as usize) }
+        Cow::Borrowed(input)
+    }
+}
+
+/// The caller's input and output buffers of a `deflate`/`inflate` call (empty when their
+/// length is 0, whatever the pointer); the input is a copy if it overlaps the output (see
+/// [`input_apart`]).
+///
+/// # Safety
+/// `next_in`/`avail_in` and `next_out`/`avail_out` must describe valid buffers (zlib's
+/// contract); the slices must not outlive them.
+pub(crate) unsafe fn io_slices<'a>(z: &z_stream) -> (Cow<'a, [u8]>, &'a mut [u8]) {
+    let out_len = if z.next_out.is_null() {
+        0
+    } else {
+        z.avail_out as usize
     };
-    let output: &mut [u8] = if z.avail_out == 0 || z.next_out.is_null() {
+    // SAFETY: next_in points to avail_in readable bytes (caller's contract), and no slice of
+    // the output exists yet.
+    let input = unsafe { input_apart(z.next_in, z.avail_in as usize, z.next_out, out_len) };
+    let output: &mut [u8] = if out_len == 0 {
         &mut []
     } else {
-        // SAFETY: next_out points to avail_out writable bytes, disjoint from the input.
-        unsafe { core::slice::from_raw_parts_mut(z.next_out, z.avail_out as usize) }
+        // SAFETY: next_out points to avail_out writable bytes; the input is a copy if it
+        // overlaps them.
+        unsafe { core::slice::from_raw_parts_mut(z.next_out, out_len) }
     };
     (input, output)
 }
