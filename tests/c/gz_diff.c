@@ -376,6 +376,18 @@ int main(int argc, char **argv) {
     P("gztell NULL %ld gzseek NULL %ld", (long)gztell(NULL), (long)gzseek(NULL, 0, SEEK_SET));
     P("gzgets NULL %d", gzgets(NULL, NULL, 0) != NULL);
     P("gzbuffer NULL %d", gzbuffer(NULL, 100));
+    /* A write that fails: gzprintf returns the file's error code (not 0, gzwrite's failure). */
+    {
+        gzFile full = gzopen("/dev/full", "wT");
+        static char s5000[5001];
+        memset(s5000, 'a', 5000);
+        int first = gzprintf(full, "%s", s5000);
+        int second = gzprintf(full, "%s", s5000);
+        int err = 0;
+        gzerror(full, &err);
+        P("gzprintf to /dev/full %d %d err %d", first, second, err);
+        gzclose(full);
+    }
 
     /* reading */
     const char *inputs[] = {"g1.gz", "pigz.gz", "multi.gz", "garbage.gz", "zeros.gz",

@@ -10,6 +10,7 @@
 
 extern int gzwrite(void *file, const void *buf, unsigned len);
 extern int gzputs(void *file, const char *s);
+extern const char *gzerror(void *file, int *errnum);
 
 int hz_gzvprintf(void *file, const char *format, va_list va) {
     va_list again;
@@ -34,6 +35,12 @@ int hz_gzvprintf(void *file, const char *format, va_list va) {
     vsnprintf(buf, (size_t)len + 1, format, va);
     len = gzwrite(file, buf, (unsigned)len);
     free(buf);
+    if (len == 0) {
+        /* The write failed (gzwrite returns 0 then): zlib returns the file's error code. */
+        int err;
+        gzerror(file, &err);
+        return err < 0 ? err : 0;
+    }
     return len;
 }
 #ifndef HZ_NO_SYMVER

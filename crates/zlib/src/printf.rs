@@ -7,8 +7,11 @@ extern "C" {
 }
 
 /// `int gzprintf(gzFile file, const char *format, ...)`
+///
+/// # Safety
+/// Only for C callers, with zlib's arguments: the declared signature is not the real one.
 #[no_mangle]
 #[unsafe(naked)]
-pub extern "C" fn gzprintf() {
+pub unsafe extern "C" fn gzprintf() {
     core::arch::naked_asm!("jmp {}", sym hz_c_gzprintf)
 }

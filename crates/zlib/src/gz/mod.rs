@@ -398,8 +398,9 @@ pub unsafe extern "C" fn gzclose(file: *mut gzFile_s) -> c_int {
 /// # Safety
 /// `file` must be one of ours; it is invalid afterwards.
 unsafe fn free(file: *mut gzFile_s) -> bool {
-    // SAFETY: created by Box::into_raw in open(); the magic is cleared so a second close of
-    // the same pointer is caught while the memory is still ours (it is freed right after).
+    // SAFETY: created by Box::into_raw in open(). The magic is cleared before the memory is
+    // freed, which catches a second close only while that memory is not reused: a later
+    // gzopen may be given the same block (closing twice is the caller's error, as in zlib).
     let mut b = unsafe { Box::from_raw(file as *mut GzState) };
     b.magic = 0;
     // SAFETY: closing the descriptor the handle owns.

@@ -190,7 +190,7 @@ fn fetch(s: &mut GzState) -> Result<(), ()> {
                 }
             }
             How::Copy => {
-                let mut out = std::mem::take(&mut s.out);
+                let mut out = take_out(s)?;
                 let r = if s.avail() > 0 {
                     let n = s.avail().min(out.len());
                     out[..n].copy_from_slice(&s.inbuf[s.in_pos..s.in_pos + n]);
@@ -212,7 +212,7 @@ fn fetch(s: &mut GzState) -> Result<(), ()> {
                 return Ok(());
             }
             How::Gzip => {
-                let mut out = std::mem::take(&mut s.out);
+                let mut out = take_out(s)?;
                 let r = decomp(s, &mut out);
                 s.out = out;
                 s.x.next = s.out.as_mut_ptr();
@@ -223,6 +223,18 @@ fn fetch(s: &mut GzState) -> Result<(), ()> {
             return Ok(());
         }
     }
+}
+
+/// The output buffer, taken out of the state while it is filled. It is empty only if a panic
+/// (caught at the C boundary) kept it out: the handle then fails rather than reading into
+/// nothing forever.
+fn take_out(s: &mut GzState) -> Result<Vec<u8>, ()> {
+    let out = std::mem::take(&mut s.out);
+    if out.is_empty() {
+        s.error(Z_STREAM_ERROR, "internal error");
+        return Err(());
+    }
+    Ok(out)
 }
 
 /// Drops `len` bytes of output (zlib's gz_skip), stopping early at the end of the data.
@@ -388,7 +400,10 @@ pub unsafe extern "C" fn gzfread(
         if len == 0 || buf.is_null() {
             return 0;
         }
-        // SAFETY: caller contract.
+        // No buffer is larger than isize::MAX bytes, nor may a slice be; what the caller's
+        // call cannot hold is not read.
+        let len = len.min(isize::MAX as usize);
+        // SAFETY: caller contract (`len` is at most what it promised).
         let b = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
         read_into(s, b) / size
     })
@@ -451,10 +466,15 @@ pub unsafe extern "C" fn gzungetc(c: c_int, file: *mut gzFile_s) -> c_int {
         }
         s.start_reading();
         let cap = s.out.len();
+        if cap == 0 {
+            // Only after a caught panic (see `take_out`).
+            return -1;
+        }
         let base = s.out.as_mut_ptr();
         if s.x.have == 0 {
             s.x.have = 1;
-            // SAFETY: cap >= 16: the last byte of the output buffer.
+            // SAFETY: cap >= 1 (checked above; 16 or more unless a panic took the buffer):
+            // the last byte of the output buffer.
             s.x.next = unsafe { base.add(cap - 1) };
         } else {
             if s.x.have as usize == cap {
