@@ -12,6 +12,9 @@ use hyperz_device::Strategy;
 use std::ffi::OsString;
 
 /// gzip-compatible compression and decompression on every core.
+/// Most engines `-p` may ask for.
+pub const MAX_PROCESSES: usize = 1024;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "hyperz",
@@ -350,6 +353,14 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
         (_, true) => ".zip".into(),
         _ => ".gz".into(),
     });
+    if processes > MAX_PROCESSES {
+        // Each engine is a thread with its own stack and buffers: past this the system runs
+        // out of threads or memory (100,000 aborted in the runtime before any message).
+        return Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidValue,
+            format!("-p {processes}: at most {MAX_PROCESSES} processes\n"),
+        ));
+    }
     if suffix.is_empty() && mode == Mode::Compress && !cli.stdout {
         return Err(clap::Error::raw(
             clap::error::ErrorKind::InvalidValue,

@@ -1,9 +1,12 @@
 //! File handling with gzip's rules and one guarantee gzip users rely on: nothing is lost.
 //!
-//! Output goes to a hidden temporary file in the destination directory and is renamed into place
-//! only after the whole stream was written and flushed; the input is removed only after that
-//! rename. On any error the temporary file is removed and the input is left as it was. An
-//! existing output is never replaced without `-f`.
+//! Output goes to a hidden temporary file (mode 0600) in the destination directory and is moved
+//! into place only after the whole stream was written and flushed; the input is removed only
+//! after that, and only if it did not change while it was read. On any error the temporary
+//! file is removed and the input is left as it was. An existing output is never replaced
+//! without `-f`, also one that appears while the work runs (the move is a hard link, which
+//! fails on an existing name). As in gzip, only regular files are replaced by their output,
+//! and set-ID, sticky and hard-linked files are left alone (the last two unless `-f`).
 
 use crate::args::{Mode, Options};
 use crate::codec::{self, CodecError, CompressSpec, Counts};
@@ -14,6 +17,7 @@ use hyperz_device::{Device, DeviceConfig};
 use hyperz_engine::GzipHeader;
 use std::fs::{self, File};
 use std::io::{self, IsTerminal, Read, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -153,7 +157,10 @@ fn path_operand(path: &Path, opts: &Options, rep: &mut Reporter) {
         Ok(m) => m,
         Err(e) => return rep.io_error(&name, &e),
     };
-    if !(meta.is_file() || opts.force || opts.stdout) {
+    // Only a regular file is replaced by its output: -f does not widen that (it used to, and
+    // `hyperz -f /dev/null` deleted the device node); reading one to stdout or testing it is
+    // fine, as in gzip.
+    if !(meta.is_file() || opts.stdout || matches!(opts.mode, Mode::Test | Mode::List)) {
         return rep.msg(
             Severity::Warning,
             &format!("{name} is not a directory or a regular file - ignored"),
@@ -452,6 +459,19 @@ fn with_output(
         };
     };
     let tname = target.display().to_string();
+    if let Some(why) = refused_input(&name, meta, opts) {
+        rep.msg(Severity::Warning, &why);
+        return None;
+    }
+    if fs::metadata(target).is_ok_and(|t| t.dev() == meta.dev() && t.ino() == meta.ino()) {
+        // A stored name (-N) or a link that leads back to the input: writing would replace
+        // the input, and removing the input would then remove the output.
+        rep.msg(
+            Severity::Error,
+            &format!("{tname}: the output would replace its own input -- not written"),
+        );
+        return None;
+    }
     if target.exists() && !opts.force {
         rep.msg(
             Severity::Warning,
@@ -460,9 +480,12 @@ fn with_output(
         return None;
     }
     let tmp = temp_path(target);
+    // Readable by the owner only until it is complete (it holds the input's data, and the
+    // input may be private); its mode is the input's once it is.
     let file = match fs::OpenOptions::new()
         .write(true)
         .create_new(true)
+        .mode(0o600)
         .open(&tmp)
     {
         Ok(f) => f,
@@ -488,25 +511,86 @@ fn with_output(
             return None;
         }
     };
-    // Carry over permissions and timestamps as gzip does.
-    let _ = file.set_permissions(meta.permissions());
+    // Carry over owner, permissions and timestamps as gzip does: the owner first (where it
+    // is allowed: as root), then the permission bits alone, never set-user-ID, set-group-ID
+    // or sticky (a setuid file decompressed by root would otherwise be a setuid-root one).
+    let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
+    let _ = file.set_permissions(fs::Permissions::from_mode(meta.mode() & 0o777));
     let _ = filetime::set_file_handle_times(
         &file,
         Some(filetime::FileTime::from_last_access_time(meta)),
         Some(filetime::FileTime::from_last_modification_time(meta)),
     );
     drop(file);
-    if let Err(e) = fs::rename(&tmp, target) {
+    if let Err(e) = publish(&tmp, target, opts.force) {
         let _ = fs::remove_file(&tmp);
-        rep.io_error(&tname, &e);
+        if e.kind() == io::ErrorKind::AlreadyExists {
+            // Created by someone else while this run worked.
+            rep.msg(
+                Severity::Warning,
+                &format!("{tname} already exists;\tnot overwritten"),
+            );
+        } else {
+            rep.io_error(&tname, &e);
+        }
         return None;
     }
-    if !opts.keep {
+    // Data written to the input while it was read may not be in the output: the input stays.
+    let changed = fs::metadata(path).map_or(true, |m| {
+        m.len() != meta.len() || m.modified().ok() != meta.modified().ok()
+    });
+    if changed {
+        rep.msg(
+            Severity::Warning,
+            &format!("{name}: file changed while it was read -- kept"),
+        );
+    } else if !opts.keep {
         if let Err(e) = fs::remove_file(path) {
             rep.io_error(&name, &e);
         }
     }
     Some(counts)
+}
+
+/// gzip's reasons to leave an input alone when its output goes to a file: set-user-ID or
+/// set-group-ID (even with -f), the sticky bit or other hard links (unless -f).
+fn refused_input(name: &str, meta: &fs::Metadata, opts: &Options) -> Option<String> {
+    let mode = meta.mode();
+    if mode & 0o4000 != 0 {
+        return Some(format!("{name} is set-user-ID on execution - ignored"));
+    }
+    if mode & 0o2000 != 0 {
+        return Some(format!("{name} is set-group-ID on execution - ignored"));
+    }
+    if opts.force {
+        return None;
+    }
+    if mode & 0o1000 != 0 {
+        return Some(format!("{name} has the sticky bit set - file ignored"));
+    }
+    let others = meta.nlink().saturating_sub(1);
+    (others > 0).then(|| {
+        let s = if others > 1 { "s" } else { "" };
+        format!("{name} has {others} other link{s} -- file ignored")
+    })
+}
+
+/// Moves the finished `tmp` to `target`. Without `force`, never over a file that appeared
+/// there meanwhile: a hard link fails if the name exists (the check before the work and the
+/// rename after it left a gap). On a file system without hard links, the check and rename.
+fn publish(tmp: &Path, target: &Path, force: bool) -> io::Result<()> {
+    if force {
+        return fs::rename(tmp, target);
+    }
+    match fs::hard_link(tmp, target) {
+        Ok(()) => {
+            let _ = fs::remove_file(tmp);
+            Ok(())
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) if target.exists() => Err(io::ErrorKind::AlreadyExists.into()),
+        Err(_) => fs::rename(tmp, target),
+    }
 }
 
 /// A hidden sibling of `target` that no other run picks.

@@ -258,3 +258,87 @@ fn decompression_failures_are_the_same_with_io_threads() {
     assert_eq!(seen[0], seen[1], "one thread and two differ");
     let _ = fs::remove_dir_all(&d);
 }
+
+fn hyperz_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(HYPERZ)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// Only regular files are replaced by their output, with or without -f (gzip's rule): -f used
+/// to let a FIFO through, compress what it gave and delete it, and a device node the same way
+/// (`hyperz -f /dev/null` as root). Reading one to stdout is still allowed.
+#[test]
+fn force_leaves_fifos_in_place() {
+    let d = scratch("fifo");
+    let st = Command::new("mkfifo").arg(d.join("pipe")).status().unwrap();
+    assert!(st.success());
+    for args in [&["-f", "pipe"][..], &["-f", "-d", "pipe"], &["pipe"]] {
+        let out = hyperz_in(&d, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("not a directory or a regular file"),
+            "{args:?}: {out:?}"
+        );
+        let kind = fs::symlink_metadata(d.join("pipe")).unwrap().file_type();
+        assert!(
+            std::os::unix::fs::FileTypeExt::is_fifo(&kind),
+            "{args:?} removed the FIFO"
+        );
+        assert_eq!(leftovers(&d), ["pipe"], "{args:?}");
+    }
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// gzip's other refusals when the output goes to a file: a file with other hard links or the
+/// sticky bit (unless -f), set-user-ID or set-group-ID (even with -f); and an output that would
+/// be the input itself (a stored name under -N -f), where removing the input removed both.
+#[test]
+fn links_special_bits_and_self_output_are_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("refuse");
+    fs::write(d.join("f"), b"hello\n").unwrap();
+    fs::hard_link(d.join("f"), d.join("g")).unwrap();
+    for args in [&["f"][..], &["-k", "f"]] {
+        let out = hyperz_in(&d, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("f has 1 other link"));
+        assert_eq!(leftovers(&d), ["f", "g"]);
+    }
+    let out = hyperz_in(&d, &["-f", "f"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(leftovers(&d), ["f.gz", "g"]);
+    for (mode, force, what) in [
+        (0o4755, true, "set-user-ID"),
+        (0o2755, true, "set-group-ID"),
+        (0o1644, false, "sticky bit"),
+    ] {
+        fs::write(d.join("s"), b"special\n").unwrap();
+        fs::set_permissions(d.join("s"), fs::Permissions::from_mode(mode)).unwrap();
+        let args: &[&str] = if force { &["-f", "s"] } else { &["s"] };
+        let out = hyperz_in(&d, args);
+        assert_eq!(out.status.code(), Some(2), "{what}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(what),
+            "{out:?}"
+        );
+        assert!(d.join("s").exists() && !d.join("s.gz").exists(), "{what}");
+        fs::remove_file(d.join("s")).unwrap();
+    }
+    // A member whose stored name is its own file's name.
+    let inner = d.join("x.gz");
+    fs::write(&inner, b"payload\n").unwrap();
+    let gz = Command::new("gzip")
+        .arg("-c")
+        .arg(&inner)
+        .output()
+        .unwrap()
+        .stdout;
+    fs::write(&inner, &gz).unwrap();
+    let out = hyperz_in(&d, &["-d", "-N", "-f", "x.gz"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(fs::read(&inner).unwrap(), gz, "x.gz must survive");
+    let _ = fs::remove_dir_all(&d);
+}

@@ -120,11 +120,16 @@ impl Device {
         let q = Arc::new(JobQueue::new(self.shared.cfg.queue_depth));
         for id in 0..self.shared.cfg.engines {
             let (sh, qq) = (self.shared.clone(), q.clone());
-            let h = std::thread::Builder::new()
+            match std::thread::Builder::new()
                 .name(format!("hyperz-engine-{id}"))
                 .spawn(move || engine_loop(id, &sh, &qq))
-                .expect("spawn engine thread");
-            p.workers.push(h);
+            {
+                Ok(h) => p.workers.push(h),
+                // The system gives no more threads: the engines already running serve the
+                // queue (jobs only wait longer).
+                Err(_) if !p.workers.is_empty() => break,
+                Err(e) => panic!("spawn engine thread: {e}"),
+            }
         }
         p.queue = Some(q.clone());
         q
