@@ -60,8 +60,15 @@ impl Reporter {
         self.msg(Severity::Error, &format!("{name}: {text}"));
     }
 
-    /// A stream error on `name`.
+    /// A stream error on `name`. A reader that closed the pipe on stdout (`hyperz -dc f |
+    /// head`) ends the run quietly with the status of a process killed by SIGPIPE, as gzip,
+    /// which dies of that signal, ends it: nothing more can be delivered.
     pub fn file_error(&mut self, name: &str, e: &CodecError) {
+        if let CodecError::Write(io) = e {
+            if io.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(128 + 13);
+            }
+        }
         self.msg(Severity::Error, &format!("{name}: {e}"));
     }
 

@@ -342,3 +342,32 @@ fn links_special_bits_and_self_output_are_refused() {
     assert_eq!(fs::read(&inner).unwrap(), gz, "x.gz must survive");
     let _ = fs::remove_dir_all(&d);
 }
+
+/// A reader that closes the pipe early (`hyperz -dc f | head`) ends the run quietly with the
+/// status of a process killed by SIGPIPE (141), as gzip: before, "write error: Broken pipe"
+/// and status 1.
+#[test]
+fn closed_pipe_on_stdout_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let d = scratch("pipe");
+    let data = big_input();
+    fs::write(d.join("in"), &data).unwrap();
+    for args in [&["-c", "in"][..], &["-c", "-1", "in"]] {
+        let mut child = Command::new(HYPERZ)
+            .args(args)
+            .current_dir(&d)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 1];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The read end is dropped: the next write fails with EPIPE.
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {out:?}");
+        assert!(out.stderr.is_empty(), "{args:?}: {out:?}");
+        assert_eq!(fs::read(d.join("in")).unwrap(), data);
+    }
+    let _ = fs::remove_dir_all(&d);
+}
