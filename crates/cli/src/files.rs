@@ -480,13 +480,36 @@ fn with_output(
         return None;
     }
     let tmp = temp_path(target);
+    crate::cleanup::register(&tmp);
+    let result = write_and_publish(
+        path, target, &tmp, meta, opts, rep, &mut input, threaded, work,
+    );
+    crate::cleanup::unregister(&tmp);
+    result
+}
+
+/// [`with_output`]'s file case: `work` into the temporary file `tmp`, then moved to `target`.
+#[allow(clippy::too_many_arguments)]
+fn write_and_publish(
+    path: &Path,
+    target: &Path,
+    tmp: &Path,
+    meta: &fs::Metadata,
+    opts: &Options,
+    rep: &mut Reporter,
+    input: &mut dyn Read,
+    threaded: bool,
+    work: impl FnOnce(&mut dyn Read, &mut dyn Write) -> Result<Counts, CodecError>,
+) -> Option<Counts> {
+    let name = path.display().to_string();
+    let tname = target.display().to_string();
     // Readable by the owner only until it is complete (it holds the input's data, and the
     // input may be private); its mode is the input's once it is.
     let file = match fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(&tmp)
+        .open(tmp)
     {
         Ok(f) => f,
         Err(e) => {
@@ -495,7 +518,7 @@ fn with_output(
         }
     };
     let mut out = pipe::Output::new(file, threaded, OUT_BUF);
-    let result = work(&mut input, &mut out).and_then(|c| {
+    let result = work(input, &mut out).and_then(|c| {
         let file = out.finish().map_err(CodecError::Write)?;
         file.sync_all().map_err(CodecError::Write)?;
         Ok((c, file))
@@ -503,7 +526,7 @@ fn with_output(
     let (counts, file) = match result {
         Ok(v) => v,
         Err(e) => {
-            let _ = fs::remove_file(&tmp);
+            let _ = fs::remove_file(tmp);
             match &e {
                 CodecError::Write(_) => rep.file_error(&tname, &e),
                 _ => rep.file_error(&name, &e),
@@ -522,8 +545,8 @@ fn with_output(
         Some(filetime::FileTime::from_last_modification_time(meta)),
     );
     drop(file);
-    if let Err(e) = publish(&tmp, target, opts.force) {
-        let _ = fs::remove_file(&tmp);
+    if let Err(e) = publish(tmp, target, opts.force) {
+        let _ = fs::remove_file(tmp);
         if e.kind() == io::ErrorKind::AlreadyExists {
             // Created by someone else while this run worked.
             rep.msg(

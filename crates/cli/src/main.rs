@@ -9,6 +9,7 @@
 
 mod args;
 mod bench;
+mod cleanup;
 mod codec;
 mod files;
 mod list;
@@ -69,6 +70,7 @@ fn main() {
     if opts.ascii {
         rep.note("option --ascii ignored on this system");
     }
+    cleanup::install();
     files::run(&opts, &mut rep);
     std::process::exit(rep.exit_code());
 }

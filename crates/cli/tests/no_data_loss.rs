@@ -371,3 +371,62 @@ fn closed_pipe_on_stdout_ends_quietly() {
     }
     let _ = fs::remove_dir_all(&d);
 }
+
+/// SIGINT, SIGTERM or SIGHUP in the middle of a run remove the temporary output, as gzip
+/// removes its partial file, and end the run with the signal's status; the input stays.
+/// Before, the hidden temporary file stayed behind.
+#[test]
+fn a_signal_mid_run_removes_the_temporary_output() {
+    use std::time::{Duration, Instant};
+    let d = scratch("signal");
+    // Text-like data that level 12 takes seconds over.
+    let words = [
+        "the ",
+        "data ",
+        "of ",
+        "compression ",
+        "stream ",
+        "block ",
+        "and ",
+        "hyperz ",
+    ];
+    let mut x = 0x9E37_79B9u32;
+    let mut data = Vec::new();
+    while data.len() < 24_000_000 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        data.extend_from_slice(words[(x % 8) as usize].as_bytes());
+        if x % 97 == 0 {
+            data.extend_from_slice(format!("{x}\n").as_bytes());
+        }
+    }
+    fs::write(d.join("in"), &data).unwrap();
+    for (sig, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        let mut child = Command::new(HYPERZ)
+            .args(["-12", "-p", "1", "in"])
+            .current_dir(&d)
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while !leftovers(&d).iter().any(|n| n.contains("hyperz-tmp")) {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "no temporary file"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let st = Command::new("kill")
+            .arg(format!("-{sig}"))
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "SIG{sig}: {status:?}");
+        assert_eq!(leftovers(&d), ["in"], "SIG{sig}");
+        assert_eq!(fs::read(d.join("in")).unwrap(), data);
+    }
+    let _ = fs::remove_dir_all(&d);
+}
