@@ -16,6 +16,18 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
+/// `hyperz args` to be run in `dir`.
+fn hyperz(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(HYPERZ);
+    c.args(args).current_dir(dir);
+    c
+}
+
+/// `hyperz args` run in `dir` to its end.
+fn hyperz_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    hyperz(dir, args).output().unwrap()
+}
+
 /// 8 MB of mildly compressible data, so the output exceeds the small file-size limits below.
 fn big_input() -> Vec<u8> {
     let mut x = 0x1234_5678u32;
@@ -91,12 +103,7 @@ fn corrupt_and_truncated_input_keep_the_compressed_file() {
     let d = scratch("corrupt");
     let data = big_input();
     fs::write(d.join("f"), &data).unwrap();
-    assert!(Command::new(HYPERZ)
-        .args(["-k", "f"])
-        .current_dir(&d)
-        .status()
-        .unwrap()
-        .success());
+    assert!(hyperz(&d, &["-k", "f"]).status().unwrap().success());
     let gz = fs::read(d.join("f.gz")).unwrap();
     fs::remove_file(d.join("f")).unwrap();
 
@@ -106,11 +113,7 @@ fn corrupt_and_truncated_input_keep_the_compressed_file() {
     fs::write(d.join("c.gz"), &corrupt).unwrap();
     fs::write(d.join("t.gz"), &gz[..gz.len() - 1000]).unwrap();
     for name in ["c.gz", "t.gz"] {
-        let st = Command::new(HYPERZ)
-            .args(["-d", name])
-            .current_dir(&d)
-            .output()
-            .unwrap();
+        let st = hyperz_in(&d, &["-d", name]);
         assert_eq!(st.status.code(), Some(1), "{name}");
         let msg = String::from_utf8_lossy(&st.stderr);
         assert!(msg.contains(name), "the error names the file: {msg}");
@@ -155,11 +158,7 @@ fn damaged_second_member_keeps_the_data_and_names_the_file_offset() {
     second[last] ^= 1;
     two.extend(&second);
     fs::write(d.join("two.gz"), &two).unwrap();
-    let out = Command::new(HYPERZ)
-        .args(["-dc", "two.gz"])
-        .current_dir(&d)
-        .output()
-        .unwrap();
+    let out = hyperz_in(&d, &["-dc", "two.gz"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout == data, "all of both members' data is written");
     let msg = String::from_utf8_lossy(&out.stderr);
@@ -194,10 +193,7 @@ fn decompression_failures_are_the_same_with_io_threads() {
     let d = scratch("iothreads");
     let data = big_input();
     fs::write(d.join("f"), &data).unwrap();
-    let ok = Command::new(HYPERZ)
-        .args(["-k", "f"])
-        .current_dir(&d)
-        .status();
+    let ok = hyperz(&d, &["-k", "f"]).status();
     assert!(ok.unwrap().success());
     let gz = fs::read(d.join("f.gz")).unwrap();
     fs::remove_file(d.join("f")).unwrap();
@@ -257,14 +253,6 @@ fn decompression_failures_are_the_same_with_io_threads() {
     }
     assert_eq!(seen[0], seen[1], "one thread and two differ");
     let _ = fs::remove_dir_all(&d);
-}
-
-fn hyperz_in(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(HYPERZ)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
 }
 
 /// Only regular files are replaced by their output, with or without -f (gzip's rule): -f used
@@ -354,9 +342,7 @@ fn closed_pipe_on_stdout_ends_quietly() {
     let data = big_input();
     fs::write(d.join("in"), &data).unwrap();
     for args in [&["-c", "in"][..], &["-c", "-1", "in"]] {
-        let mut child = Command::new(HYPERZ)
-            .args(args)
-            .current_dir(&d)
+        let mut child = hyperz(&d, args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -397,17 +383,13 @@ fn a_signal_mid_run_removes_the_temporary_output() {
         x ^= x >> 17;
         x ^= x << 5;
         data.extend_from_slice(words[(x % 8) as usize].as_bytes());
-        if x % 97 == 0 {
+        if x.is_multiple_of(97) {
             data.extend_from_slice(format!("{x}\n").as_bytes());
         }
     }
     fs::write(d.join("in"), &data).unwrap();
     for (sig, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
-        let mut child = Command::new(HYPERZ)
-            .args(["-12", "-p", "1", "in"])
-            .current_dir(&d)
-            .spawn()
-            .unwrap();
+        let mut child = hyperz(&d, &["-12", "-p", "1", "in"]).spawn().unwrap();
         let start = Instant::now();
         while !leftovers(&d).iter().any(|n| n.contains("hyperz-tmp")) {
             assert!(

@@ -217,7 +217,8 @@ pub(crate) unsafe fn free_state<T: ZState>(strm: *mut z_stream) -> bool {
 ///
 /// # Safety
 /// `ptr` must point to `len` readable bytes unless `len` is 0 or `ptr` NULL (then the input is
-/// empty); no mutable slice over them may be live; the result must not outlive them.
+/// empty), and `out` to `out_len` bytes (a NULL `out` comes with 0); no mutable slice over the
+/// input may be live; the result must not outlive it.
 pub(crate) unsafe fn input_apart<'a>(
     ptr: *const u8,
     len: usize,
@@ -230,7 +231,7 @@ pub(crate) unsafe fn input_apart<'a>(
     // SAFETY: `len` readable bytes (caller's contract); no mutable slice over them yet.
     let input = unsafe { core::slice::from_raw_parts(ptr, len) };
     let (a, b) = (ptr as usize, out as usize);
-    if out_len != 0 && !out.is_null() && a < b.wrapping_add(out_len) && b < a.wrapping_add(len) {
+    if out_len != 0 && a < b.wrapping_add(out_len) && b < a.wrapping_add(len) {
         Cow::Owned(input.to_vec())
     } else {
         Cow::Borrowed(input)
