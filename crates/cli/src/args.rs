@@ -11,10 +11,12 @@ use clap::{ArgAction, Parser};
 use hyperz_device::Strategy;
 use std::ffi::OsString;
 
-/// gzip-compatible compression and decompression on every core.
 /// Most engines `-p` may ask for.
 pub const MAX_PROCESSES: usize = 1024;
+/// Longest `-S` suffix (gzip's MAX_SUFFIX).
+const MAX_SUFFIX: usize = 30;
 
+/// gzip-compatible compression and decompression on every core.
 #[derive(Parser, Debug)]
 #[command(
     name = "hyperz",
@@ -194,7 +196,8 @@ pub enum Mode {
     List,
 }
 
-/// Result of parsing: run with options, or print the version.
+/// Result of parsing: run with options, print the version or licence, or refuse.
+#[derive(Debug)]
 pub enum Parsed {
     /// Normal operation.
     Run(Options),
@@ -202,6 +205,9 @@ pub enum Parsed {
     Version,
     /// `-L`.
     License,
+    /// Options that parse but that gzip refuses (an empty suffix, too many processes): the
+    /// message, without the program's name. Exit status 1.
+    Refused(String),
 }
 
 /// Rewrites level digits in short-option clusters into `--level=N` options, one per run of
@@ -356,16 +362,14 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
     if processes > MAX_PROCESSES {
         // Each engine is a thread with its own stack and buffers: past this the system runs
         // out of threads or memory (100,000 aborted in the runtime before any message).
-        return Err(clap::Error::raw(
-            clap::error::ErrorKind::InvalidValue,
-            format!("-p {processes}: at most {MAX_PROCESSES} processes\n"),
-        ));
+        return Ok(Parsed::Refused(format!(
+            "-p {processes}: at most {MAX_PROCESSES} processes"
+        )));
     }
-    if suffix.is_empty() && mode == Mode::Compress && !cli.stdout {
-        return Err(clap::Error::raw(
-            clap::error::ErrorKind::InvalidValue,
-            "incorrect suffix: the suffix must not be empty\n",
-        ));
+    // gzip 1.12 refuses an empty suffix in every mode (before, -d -S '' took .gz) and one
+    // longer than its MAX_SUFFIX.
+    if suffix.is_empty() || suffix.len() > MAX_SUFFIX {
+        return Ok(Parsed::Refused(format!("invalid suffix '{suffix}'")));
     }
     Ok(Parsed::Run(Options {
         mode,
@@ -412,8 +416,38 @@ mod tests {
             .map(OsString::from);
         match parse(v).unwrap() {
             Parsed::Run(o) => o,
-            Parsed::Version | Parsed::License => panic!("not a run"),
+            other => panic!("not a run: {other:?}"),
         }
+    }
+
+    /// What parses but gzip refuses: an empty suffix in any mode, one over 30 bytes, and more
+    /// engines than the system can run.
+    #[test]
+    fn refused_suffixes_and_process_counts() {
+        let refused = |args: &[&str]| {
+            let v = std::iter::once("hyperz")
+                .chain(args.iter().copied())
+                .map(OsString::from);
+            match parse(v) {
+                Ok(Parsed::Refused(why)) => why,
+                other => panic!("{args:?} not refused: {other:?}"),
+            }
+        };
+        for mode in [&[][..], &["-d"], &["-c"], &["-dc"], &["-t"], &["-l"]] {
+            let args: Vec<&str> = mode.iter().copied().chain(["-S", "", "f"]).collect();
+            assert_eq!(refused(&args), "invalid suffix ''");
+        }
+        let long = "x".repeat(31);
+        assert_eq!(
+            refused(&["-S", &long, "f"]),
+            format!("invalid suffix '{long}'")
+        );
+        assert_eq!(opts(&["-S", &long[1..], "f"]).suffix, long[1..]);
+        assert_eq!(
+            refused(&["-p", "1025", "f"]),
+            "-p 1025: at most 1024 processes"
+        );
+        assert_eq!(opts(&["-p", "1024", "f"]).processes, 1024);
     }
 
     #[test]

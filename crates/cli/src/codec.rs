@@ -51,7 +51,8 @@ impl std::fmt::Display for CodecError {
                 )
             }
             CodecError::Truncated { offset } => {
-                write!(f, "unexpected end of file (after {offset} bytes)")
+                let s = if *offset == 1 { "" } else { "s" };
+                write!(f, "unexpected end of file (after {offset} byte{s})")
             }
             CodecError::NotGzip => write!(f, "not in gzip format"),
             CodecError::Unsupported(what) => write!(f, "{what}"),
@@ -334,7 +335,8 @@ fn decompress_stream(
         if *end < buf.len() && !*eof {
             let n = read_full(r, &mut buf[*end..])?;
             progress.advance(n as u64);
-            if n == 0 {
+            // read_full stops short only where the input ends.
+            if *end + n < buf.len() {
                 *eof = true;
             }
             *end += n;
@@ -387,8 +389,12 @@ fn decompress_stream(
                 }
             }
             if start == end {
+                // An empty input ends before gzip's magic: "unexpected end of file", as gzip
+                // says, not "not in gzip format".
                 if report.members == 0 && !copy_plain {
-                    return Err(CodecError::NotGzip);
+                    return Err(CodecError::Truncated {
+                        offset: consumed_total,
+                    });
                 }
                 break;
             }
@@ -396,6 +402,12 @@ fn decompress_stream(
             let zlib = format == Format::Zlib && report.members == 0;
             if !(gzip && format == Format::Gzip || zlib) {
                 if report.members == 0 && !copy_plain {
+                    // One byte in all: too short to tell, gzip's "unexpected end of file".
+                    if eof && end - start == 1 {
+                        return Err(CodecError::Truncated {
+                            offset: consumed_total + 1,
+                        });
+                    }
                     return Err(CodecError::NotGzip);
                 }
                 // gzip reads the next member's two magic bytes, and one byte that is not zero

@@ -568,8 +568,9 @@ fn write_and_publish(
             &format!("{name}: file changed while it was read -- kept"),
         );
     } else if !opts.keep {
+        // The output is complete: like gzip, a warning (exit 2), not an error.
         if let Err(e) = fs::remove_file(path) {
-            rep.io_error(&name, &e);
+            rep.io_warning(&name, &e);
         }
     }
     Some(counts)

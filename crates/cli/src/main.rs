@@ -50,6 +50,10 @@ fn main() {
             println!("There is NO WARRANTY, to the extent permitted by law.");
             return;
         }
+        Ok(args::Parsed::Refused(why)) => {
+            eprintln!("hyperz: {why}");
+            std::process::exit(1);
+        }
         Err(e) => {
             let code = if e.use_stderr() { 1 } else { 0 };
             let _ = e.print();

@@ -52,12 +52,13 @@ impl Reporter {
 
     /// An I/O error on `name`.
     pub fn io_error(&mut self, name: &str, e: &std::io::Error) {
-        let text = match e.kind() {
-            std::io::ErrorKind::NotFound => "No such file or directory".to_string(),
-            std::io::ErrorKind::PermissionDenied => "Permission denied".to_string(),
-            _ => e.to_string(),
-        };
-        self.msg(Severity::Error, &format!("{name}: {text}"));
+        self.msg(Severity::Error, &format!("{name}: {}", io_text(e)));
+    }
+
+    /// A failed operation on `name` that loses nothing (gzip's WARN, as for an input it
+    /// could not remove once its output was complete): exit status 2, silent with -q.
+    pub fn io_warning(&mut self, name: &str, e: &std::io::Error) {
+        self.file_warning(name, &io_text(e));
     }
 
     /// A stream error on `name`. A reader that closed the pipe on stdout (`hyperz -dc f |
@@ -84,5 +85,15 @@ impl Reporter {
             Some(Severity::Error) => 1,
             Some(Severity::Warning) => 2,
         }
+    }
+}
+
+/// The system's text for `e`, as gzip's perror prints it ("Operation not permitted", not
+/// Rust's "... (os error 1)"; EPERM and EACCES both have the kind PermissionDenied).
+fn io_text(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match (e.raw_os_error(), text.rfind(" (os error ")) {
+        (Some(_), Some(i)) => text[..i].to_string(),
+        _ => text,
     }
 }

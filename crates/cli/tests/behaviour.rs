@@ -1123,3 +1123,111 @@ fn gzip_environment_variable_like_gzip() {
         }
     }
 }
+
+/// gzip 1.12 refuses an empty `-S` suffix in every mode and one over 30 bytes (exit 1, files
+/// untouched); before, `hyperz -d -S ''` took `.gz` and decompressed.
+#[test]
+fn empty_and_overlong_suffixes_are_refused() {
+    let t = Twin::new("badsuffix");
+    t.write("f", b"some data");
+    t.write("g", b"other data");
+    let r = t.run_with(&["g"], &[("hyperz", "gzip")]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    let long = "x".repeat(31);
+    for args in [
+        &["-S", "", "f"][..],
+        &["-d", "-S", "", "g.gz"],
+        &["-dc", "-S", "", "g.gz"],
+        &["-t", "-S", "", "g.gz"],
+        &["-c", "-S", "", "f"],
+        &["-S", &long, "f"],
+    ] {
+        let r = t.run(args);
+        assert_eq!(codes(&r), (Some(1), Some(1)), "{args:?}");
+        t.assert_same_state(&format!("{args:?}"));
+        let msg = String::from_utf8_lossy(&r.1.stderr);
+        assert!(
+            msg.starts_with("hyperz: invalid suffix '"),
+            "{args:?}: {msg}"
+        );
+    }
+    let r = t.run(&["-S", &long[1..], "f"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("a 30-byte suffix");
+}
+
+/// An input of 0 or 1 bytes ends before gzip's two magic bytes: "unexpected end of file" from
+/// both, with -d, -t and -l (it was "not in gzip format"); two bytes that are not the magic are
+/// "not in gzip format".
+#[test]
+fn inputs_shorter_than_the_magic_are_truncated() {
+    let t = Twin::new("short");
+    for (name, data) in [
+        ("e.gz", &b""[..]),
+        ("o.gz", b"\x1f"),
+        ("a.gz", b"a"),
+        ("ab.gz", b"ab"),
+    ] {
+        t.write(name, data);
+        let want = if data.len() < 2 {
+            "unexpected end of file"
+        } else {
+            "not in gzip format"
+        };
+        for mode in ["-d", "-t", "-l", "-dc"] {
+            let r = t.run(&[mode, name]);
+            assert_eq!(codes(&r), (Some(1), Some(1)), "{mode} {name}");
+            t.assert_same_state(&format!("{mode} {name}"));
+            for (who, out) in [("gzip", &r.0), ("hyperz", &r.1)] {
+                let msg = String::from_utf8_lossy(&out.stderr);
+                assert!(msg.contains(want), "{who} {mode} {name}: {msg}");
+            }
+        }
+    }
+}
+
+/// An input that cannot be removed once its output is complete: gzip warns and exits 2 (its
+/// WARN, silent with -q), keeping both files; hyperz exited 1. Needs root, to run both tools as
+/// `nobody` in a sticky directory, where nobody else may remove a file of root's.
+#[test]
+fn an_input_that_cannot_be_removed_is_a_warning() {
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        eprintln!("skipped: needs root to run gzip and hyperz as another user");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let t = Twin::new("unremovable");
+    t.write("f", &sample("fields.c"));
+    t.write("g", &sample("grammar.lsp"));
+    for side in ["gzip", "hyperz"] {
+        fs::set_permissions(t.dir(side), fs::Permissions::from_mode(0o1777)).unwrap();
+    }
+    let as_nobody = |side: &str, args: &[&str]| {
+        let program = if side == "hyperz" { HYPERZ } else { "gzip" };
+        Command::new("setpriv")
+            .args([
+                "--reuid=nobody",
+                "--regid=nogroup",
+                "--clear-groups",
+                program,
+            ])
+            .args(args)
+            .current_dir(t.dir(side))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for args in [&["f"][..], &["-q", "g"]] {
+        let r = (as_nobody("gzip", args), as_nobody("hyperz", args));
+        assert_eq!(codes(&r), (Some(2), Some(2)), "{args:?}: {r:?}");
+        t.assert_same_state(&format!("{args:?}"));
+        let msg = String::from_utf8_lossy(&r.1.stderr);
+        if args[0] == "-q" {
+            assert!(r.0.stderr.is_empty() && msg.is_empty(), "{args:?}: {msg}");
+        } else {
+            assert_eq!(msg.trim_end(), "hyperz: f: Operation not permitted");
+        }
+    }
+    assert!(t.dir("hyperz").join("f.gz").exists() && t.dir("hyperz").join("f").exists());
+}
