@@ -50,7 +50,9 @@ pub fn discover(threads: usize) -> (Vec<Tool>, Vec<String>) {
     }
     .filter(|p| p.is_file());
     let threaded = |flag: &str| vec![flag.to_string(), n.clone()];
-    let specs: Vec<(String, Option<PathBuf>, (u32, u32), Vec<String>, bool)> = vec![
+    // (label, program if found, levels, compression arguments, long level option)
+    type Spec = (String, Option<PathBuf>, (u32, u32), Vec<String>, bool);
+    let specs: Vec<Spec> = vec![
         ("hyperz".into(), hyperz, (1, 12), threaded("-p"), true),
         ("gzip".into(), on_path("gzip"), (1, 9), vec![], false),
         (

@@ -70,10 +70,11 @@ pub fn config() -> &'static Config {
 pub fn device() -> &'static Device {
     static DEV: OnceLock<Device> = OnceLock::new();
     DEV.get_or_init(|| {
-        let mut cfg = DeviceConfig::default();
-        cfg.engines = config().engines;
-        cfg.verify = env_flag("HYPERZ_VERIFY");
-        Device::new(cfg)
+        Device::new(DeviceConfig {
+            engines: config().engines,
+            verify: env_flag("HYPERZ_VERIFY"),
+            ..DeviceConfig::default()
+        })
     })
 }
 

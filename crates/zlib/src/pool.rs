@@ -17,6 +17,9 @@ const KEEP: usize = 4;
 
 thread_local! {
     static DEFLATERS: RefCell<Vec<(Format, Params, Box<Deflater>)>> = const { RefCell::new(Vec::new()) };
+    // Boxed in the pool too: a stream holds its decompressor as a Box, and the pool keeps
+    // that allocation for the next stream instead of freeing it and allocating another.
+    #[allow(clippy::vec_box)]
     static INFLATERS: RefCell<Vec<Box<Inflater>>> = const { RefCell::new(Vec::new()) };
 }
 
