@@ -243,7 +243,13 @@ pub struct DecodeReport {
     pub more_entries: bool,
     /// The input was a compress (.Z) file.
     pub lzw: bool,
+    /// The input started with packed (.z) members.
+    pub pack: bool,
 }
+
+/// The magic gzip 0.5 wrote (`OLD_GZIP_MAGIC` in gzip's source); the member is the same as one
+/// with `1f 8b`.
+pub const OLD_GZIP_MAGIC: [u8; 2] = [0x1f, 0x9e];
 
 /// Whether `b` starts a zlib stream (RFC 1950) as pigz recognises one: deflate with a window
 /// of at most 32 KiB, a header check that holds, and no preset dictionary.
@@ -256,7 +262,7 @@ fn is_zlib(b: &[u8]) -> bool {
 }
 
 /// Decompresses `r` to `w`: a gzip stream (any number of members), the first entry of a zip
-/// archive, a compress (.Z) file, or one zlib stream, told apart by their first bytes as gzip
+/// archive, a compress (.Z) file, packed (.z) members, or one zlib stream, told apart by their first bytes as gzip
 /// and pigz do. With
 /// `copy_plain` (gzip's `-f` with `-c` or `-t`, as `zcat -f` uses it), input that is not gzip,
 /// from the start or after the last member, is copied through unchanged instead of being an
@@ -277,6 +283,30 @@ pub fn decompress(
     }
     if n >= 2 && magic[..2] == crate::lzw::MAGIC {
         return crate::lzw::decompress(&mut r, w, progress);
+    }
+    if n >= 2 && magic[..2] == crate::pack::MAGIC {
+        let (mut report, follows) = crate::pack::decompress(&mut r, w, progress, copy_plain)?;
+        if let Some(read) = follows {
+            // A gzip member after the packed ones: gzip goes on with it. The bytes read
+            // ahead were counted in the progress already, the rest of the input is not yet.
+            let mut tail = Counted::new(&mut r, progress);
+            let mut rest = io::Cursor::new(read).chain(&mut tail);
+            let g = decompress_stream(
+                &mut rest,
+                w,
+                &Progress::none(),
+                copy_plain,
+                Format::Gzip,
+                dev,
+            )?;
+            report.counts.bytes_in += g.counts.bytes_in;
+            report.counts.bytes_out += g.counts.bytes_out;
+            report.members += g.members;
+            report.last_member_out = g.last_member_out;
+            report.trailing_garbage = g.trailing_garbage;
+            report.trailing_zeros = g.trailing_zeros;
+        }
+        return Ok(report);
     }
     let format = if !copy_plain && is_zlib(&magic[..n]) {
         Format::Zlib
@@ -397,6 +427,11 @@ fn decompress_stream(
                     });
                 }
                 break;
+            }
+            if format == Format::Gzip && buf[start..end].starts_with(&OLD_GZIP_MAGIC) {
+                // gzip 0.5's magic: the same member (gzip 1.12 still reads it), given to the
+                // decoder with the magic it knows.
+                buf[start + 1] = 0x8b;
             }
             let gzip = end - start >= 2 && buf[start] == 0x1f && buf[start + 1] == 0x8b;
             let zlib = format == Format::Zlib && report.members == 0;

@@ -5,7 +5,7 @@
 //! 4.6 GB file as 356 MB at -317.6%). The CRC and the time come from the trailer and header.
 
 use crate::args::Options;
-use crate::codec;
+use crate::codec::{self, OLD_GZIP_MAGIC};
 use crate::progress::Progress;
 use crate::report::{Reporter, Severity};
 use std::fs::File;
@@ -40,7 +40,8 @@ pub fn print_totals(opts: &Options, rep: &Reporter) {
 
 /// Length of a gzip member header (fixed part plus optional fields), if `head` starts one.
 fn header_len(head: &[u8]) -> Option<usize> {
-    if head.len() < 10 || head[0] != 0x1f || head[1] != 0x8b || head[2] != 8 {
+    let magic = head[..head.len().min(2)] == [0x1f, 0x8b] || head.starts_with(&OLD_GZIP_MAGIC);
+    if head.len() < 10 || !magic || head[2] != 8 {
         return None;
     }
     let flg = head[3];
@@ -184,9 +185,10 @@ fn decoded_members(
             if let Some(w) = crate::files::trailing_warning(&r, opts) {
                 rep.file_warning(name, w);
             }
-            let zip = match (r.zip_method, r.lzw) {
-                (Some(m), _) => Some(if m == 0 { "store" } else { "defla" }),
-                (None, true) => Some("compr"),
+            let zip = match (r.zip_method, r.lzw, r.pack) {
+                (Some(m), _, _) => Some(if m == 0 { "store" } else { "defla" }),
+                (None, true, _) => Some("compr"),
+                (None, _, true) => Some("pack "),
                 _ => None,
             };
             (!(r.trailing_garbage || r.trailing_zeros)).then_some(Decoded {

@@ -15,6 +15,7 @@ mod files;
 mod list;
 mod lzw;
 mod members;
+mod pack;
 mod pipe;
 mod progress;
 mod report;

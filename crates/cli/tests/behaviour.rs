@@ -651,12 +651,18 @@ fn pigz_strategy_options() {
 
 /// Runs `program` with `args` in `dir`, standard input from `input`; (exit code, stdout).
 fn run_in(dir: &Path, program: &str, args: &[&str], input: &[u8]) -> (Option<i32>, Vec<u8>) {
+    let o = run_full(dir, program, args, input);
+    (o.status.code(), o.stdout)
+}
+
+/// [`run_in`] with the whole outcome, standard error included.
+fn run_full(dir: &Path, program: &str, args: &[&str], input: &[u8]) -> Output {
     let mut c = Command::new(program)
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = c.stdin.take().unwrap();
@@ -664,7 +670,7 @@ fn run_in(dir: &Path, program: &str, args: &[&str], input: &[u8]) -> (Option<i32
     let feeder = std::thread::spawn(move || stdin.write_all(&input));
     let o = c.wait_with_output().unwrap();
     let _ = feeder.join();
-    (o.status.code(), o.stdout)
+    o
 }
 
 /// zip archives as gzip reads them (`zcat file.zip`): the first entry, deflated or stored,
@@ -1230,4 +1236,138 @@ fn an_input_that_cannot_be_removed_is_a_warning() {
         }
     }
     assert!(t.dir("hyperz").join("f.gz").exists() && t.dir("hyperz").join("f").exists());
+}
+
+/// Data whose byte counts fall off geometrically: codes deeper than the 12 bits a packed file's
+/// decoder looks up at once.
+fn skewed(len: usize) -> Vec<u8> {
+    let mut rnd = hyperz_tests::xorshift(0x9ac4_11d3);
+    (0..len)
+        .map(|_| (rnd().trailing_zeros() * 3 + (rnd() % 3) as u32).min(255) as u8)
+        .collect()
+}
+
+/// Packed (.z) files, which gzip 1.12 decompresses: the file is restored and listed as gzip
+/// does it, alone, after another packed member and before a gzip member; trailing garbage and
+/// zeros, `-cf` copying what follows, truncation and corrupt headers give gzip's exit codes and
+/// messages. Before, all were "not in gzip format".
+#[test]
+fn packed_files_are_read_as_gzip_reads_them() {
+    let t = Twin::new("pack");
+    let alice = sample("alice29.txt");
+    let deep = skewed(100_000);
+    let z = hyperz_tests::pack::pack(&alice);
+    assert!(deep.len() == 100_000 && hyperz_tests::pack::pack(&deep)[6] > 12);
+    for (name, data) in [
+        ("alice", &alice[..]),
+        ("deep", &deep[..]),
+        ("one", b"x"),
+        (
+            "all",
+            &(0..=255u8).cycle().take(1000).collect::<Vec<_>>()[..],
+        ),
+    ] {
+        let packed = hyperz_tests::pack::pack(data);
+        let file = format!("{name}.z");
+        t.write(&file, &packed);
+        // The writer stands for pack only if gzip reads what it wrote.
+        assert_eq!(run_in(&t.root, "gzip", &["-dc"], &packed).1, data, "{name}");
+        t.touch(1_000_000_000, [&file]);
+        let (g, h) = t.run(&["-lv", &file]);
+        assert_eq!(
+            (&h.stdout, h.status.code()),
+            (&g.stdout, Some(0)),
+            "-lv {name}"
+        );
+        let r = t.run(&["-d", &file]);
+        assert_eq!(codes(&r), (Some(0), Some(0)), "{name}");
+        t.assert_same_state(&format!("-d {name}"));
+    }
+    let gz = run_in(&t.root, "gzip", &["-c"], &sample("fields.c")).1;
+    let cat = |parts: &[&[u8]]| parts.concat();
+    let trunc = &z[..z.len() / 2];
+    let mut bad_len = z.clone();
+    bad_len[5] ^= 1;
+    let mut bad_max = z.clone();
+    bad_max[6] = 26;
+    let mut bad_leaves = z.clone();
+    bad_leaves[7] = 200;
+    for (what, input, args, code, msg) in [
+        ("two members", cat(&[&z, &z]), &["-dc"][..], 0, ""),
+        ("then gzip", cat(&[&z, &gz]), &["-dc"], 0, ""),
+        (
+            "junk",
+            cat(&[&z, b"junk"]),
+            &["-dc"],
+            2,
+            "trailing garbage ignored",
+        ),
+        (
+            "zeros",
+            cat(&[&z, &[0; 9]]),
+            &["-dcv"],
+            2,
+            "trailing zero bytes ignored",
+        ),
+        ("-cf junk", cat(&[&z, b"junk"]), &["-dcf"], 0, ""),
+        (
+            "truncated",
+            trunc.to_vec(),
+            &["-dc"],
+            1,
+            "unexpected end of file",
+        ),
+        (
+            "length",
+            bad_len,
+            &["-dc"],
+            1,
+            "invalid compressed data--length error",
+        ),
+        ("max", bad_max, &["-dc"], 1, "bit length out of range"),
+        (
+            "leaves",
+            bad_leaves,
+            &["-dc"],
+            1,
+            "too many leaves in Huffman tree",
+        ),
+    ] {
+        let g = run_full(&t.root, "gzip", args, &input);
+        let h = run_full(&t.root, HYPERZ, args, &input);
+        assert_eq!(
+            (g.status.code(), h.status.code()),
+            (Some(code), Some(code)),
+            "{what}"
+        );
+        assert!(h.stdout == g.stdout, "{what}: output");
+        for (who, err) in [("gzip", &g.stderr), ("hyperz", &h.stderr)] {
+            let err = String::from_utf8_lossy(err);
+            assert!(err.contains(msg), "{what}: {who} said {err}");
+        }
+    }
+}
+
+/// gzip before 0.5 wrote `1f 9e` as the magic of the same member, and gzip 1.12 still reads
+/// it, first or after another member, and lists it.
+#[test]
+fn the_old_gzip_magic_is_read() {
+    let t = Twin::new("oldmagic");
+    let data = sample("xargs.1");
+    let mut old = run_in(&t.root, "gzip", &["-nc"], &data).1;
+    old[1] = 0x9e;
+    let new = run_in(&t.root, "gzip", &["-nc"], b"first member\n").1;
+    for input in [old.clone(), [&new[..], &old].concat()] {
+        let g = run_in(&t.root, "gzip", &["-dc"], &input);
+        let h = run_full(&t.root, HYPERZ, &["-dc"], &input);
+        assert_eq!(g, (Some(0), h.stdout));
+        assert!(h.status.success(), "{}", String::from_utf8_lossy(&h.stderr));
+    }
+    t.write("x.gz", &old);
+    t.touch(1_000_000_000, ["x.gz"]);
+    let (g, h) = t.run(&["-l", "x.gz"]);
+    assert_eq!((&h.stdout, h.status.code()), (&g.stdout, Some(0)));
+    let r = t.run(&["-d", "x.gz"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-d of an old-magic member");
 }
