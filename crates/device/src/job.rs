@@ -374,11 +374,12 @@ impl Run {
         }
     }
 
-    /// Runs the job to completion on this thread.
+    /// Runs the job to completion on this thread, in slices of `job_limit` as an engine runs
+    /// it: a sliced compression job redone here after an engine failed gives the same bytes.
     pub fn run_to_end(job: Job, sh: &Shared) -> Result<Output, JobError> {
         let mut run = Run::new(job);
         loop {
-            if let Some(r) = run.step(sh, usize::MAX) {
+            if let Some(r) = run.step(sh, sh.cfg.job_limit.max(1)) {
                 return r;
             }
         }
@@ -439,6 +440,19 @@ impl Run {
                 let mut out = Vec::with_capacity(piece.len() / 2 + 64);
                 deflate_piece(sh, settings, &data, dict_len, last, &mut out);
                 let check = container::check_update(format, container::check_init(format), piece);
+                if sh.cfg.verify {
+                    // The dictionary as a stored block, the block, and a final empty stored
+                    // block form one raw stream that decodes to `data` (dictionary + piece).
+                    let mut raw = Vec::with_capacity(data.len() + out.len() + 16);
+                    write_stored(&data[..dict_len], false, &mut raw);
+                    raw.extend_from_slice(&out);
+                    if !last {
+                        write_stored(&[], true, &mut raw);
+                    }
+                    if !verify(sh, Format::Raw, &raw, &data) {
+                        return Some(Err(JobError::VerifyFailed));
+                    }
+                }
                 Some(Ok(Output { data: out, check }))
             }
             Kind::Member { settings, input } => {
