@@ -331,10 +331,9 @@ impl<'d> ParallelDeflater<'d> {
             }
         }
         self.write_header(out);
-        if !self.independent {
-            self.check =
-                container::check_combine(self.format, self.check, o.check, p.raw_len as u64);
-        }
+        // A member's check is its CRC-32, a block's its piece's check: either way the
+        // stream's check is their combination.
+        self.check = container::check_combine(self.format, self.check, o.check, p.raw_len as u64);
         self.total_out += o.data.len() as u64;
         if out.is_empty() {
             // Nothing waiting: the block's output becomes the buffer, without a copy.
