@@ -262,8 +262,8 @@ fn is_zlib(b: &[u8]) -> bool {
 }
 
 /// Decompresses `r` to `w`: a gzip stream (any number of members), the first entry of a zip
-/// archive, a compress (.Z) file, packed (.z) members, or one zlib stream, told apart by their first bytes as gzip
-/// and pigz do. With
+/// archive, a compress (.Z) file, packed (.z) members, or one zlib stream, told apart by their
+/// first bytes as gzip and pigz do. With
 /// `copy_plain` (gzip's `-f` with `-c` or `-t`, as `zcat -f` uses it), input that is not gzip,
 /// from the start or after the last member, is copied through unchanged instead of being an
 /// error or trailing garbage; it is then never taken for zlib, whose two-byte header plain text

@@ -40,7 +40,7 @@ pub fn print_totals(opts: &Options, rep: &Reporter) {
 
 /// Length of a gzip member header (fixed part plus optional fields), if `head` starts one.
 fn header_len(head: &[u8]) -> Option<usize> {
-    let magic = head[..head.len().min(2)] == [0x1f, 0x8b] || head.starts_with(&OLD_GZIP_MAGIC);
+    let magic = head.starts_with(&[0x1f, 0x8b]) || head.starts_with(&OLD_GZIP_MAGIC);
     if head.len() < 10 || !magic || head[2] != 8 {
         return None;
     }

@@ -805,7 +805,7 @@ fn a_sliced_job_redone_after_a_fault_gives_the_same_bytes() {
             x ^= x << 13;
             x ^= x >> 17;
             x ^= x << 5;
-            if x % 7 == 0 {
+            if x.is_multiple_of(7) {
                 (x >> 8) as u8
             } else {
                 b"lorem ipsum dolor sit amet "[i % 27]
