@@ -274,6 +274,7 @@ pub fn decompress(
     progress: &Progress,
     copy_plain: bool,
     dev: Option<&Device>,
+    wait: Option<&dyn Fn() -> bool>,
 ) -> Result<DecodeReport, CodecError> {
     let mut magic = [0u8; 4];
     let n = read_full(r, &mut magic)?;
@@ -298,6 +299,7 @@ pub fn decompress(
                 copy_plain,
                 Format::Gzip,
                 dev,
+                wait,
             )?;
             report.counts.bytes_in += g.counts.bytes_in;
             report.counts.bytes_out += g.counts.bytes_out;
@@ -313,7 +315,7 @@ pub fn decompress(
     } else {
         Format::Gzip
     };
-    decompress_stream(&mut r, w, progress, copy_plain, format, dev)
+    decompress_stream(&mut r, w, progress, copy_plain, format, dev, wait)
 }
 
 /// Puts the members an engine failed on (see [`Members`]) back in front of the unread input,
@@ -342,6 +344,7 @@ fn decompress_stream(
     copy_plain: bool,
     format: Format,
     dev: Option<&Device>,
+    wait: Option<&dyn Fn() -> bool>,
 ) -> Result<DecodeReport, CodecError> {
     let mut w = Counting { inner: w, count: 0 };
     let mut par = dev.and_then(Members::new);
@@ -356,28 +359,56 @@ fn decompress_stream(
     let mut member_at: u64 = 0; // input bytes before the current member
 
     // Refills the buffer so at least `want` bytes are available unless the input ends.
-    let mut refill = |buf: &mut Vec<u8>, start: &mut usize, end: &mut usize, eof: &mut bool| {
-        if *start > 0 {
-            buf.copy_within(*start..*end, 0);
-            *end -= *start;
-            *start = 0;
-        }
-        if *end < buf.len() && !*eof {
-            let n = read_full(r, &mut buf[*end..])?;
-            progress.advance(n as u64);
-            // read_full stops short only where the input ends.
-            if *end + n < buf.len() {
-                *eof = true;
+    // Reads until `want` bytes (at most the buffer's length) are in `buf[start..end]` or the
+    // input ends. Each read takes what the input has: data that has arrived is decoded without
+    // waiting for the buffer to fill (a pipe whose writer pauses, as gzip handles it).
+    let mut refill =
+        |buf: &mut Vec<u8>, start: &mut usize, end: &mut usize, eof: &mut bool, want: usize| {
+            if *start > 0 {
+                buf.copy_within(*start..*end, 0);
+                *end -= *start;
+                *start = 0;
             }
-            *end += n;
-        }
-        Ok::<(), CodecError>(())
-    };
+            let want = want.min(buf.len());
+            while *end < want && !*eof {
+                let n = match r.read(&mut buf[*end..]) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(CodecError::Read(e)),
+                };
+                progress.advance(n as u64);
+                *eof = n == 0;
+                *end += n;
+            }
+            Ok::<(), CodecError>(())
+        };
 
+    // Whether the next read may wait for input: `wait` says the input may, and its probe
+    // that no data is at hand.
+    let would_wait = |eof: bool| !eof && wait.is_some_and(|ready| !ready());
     loop {
         if member_start {
+            // A read that would wait (a pipe whose writer pauses) first writes out the
+            // members out on the engines: gzip writes as it decodes, and a writer that waits
+            // for this output must get it (it was held until the input went on).
+            let wants = |start: usize, end: usize, buf: &[u8]| {
+                end - start < HZ_HEADER_LEN
+                    || Members::member_at(&buf[start..end])
+                        .is_some_and(|(len, _)| end - start < len)
+            };
+            if would_wait(eof) && wants(start, end, &buf) {
+                if let Some(p) = par.as_mut() {
+                    if let Some(r) = p.drain(&mut w)? {
+                        consumed_total -= r.bytes.len() as u64;
+                        redo_sequentially(r, &mut buf, &mut start, &mut end, &mut report);
+                        par = None;
+                        continue;
+                    }
+                }
+                w.flush().map_err(CodecError::Write)?;
+            }
             if end - start < HZ_HEADER_LEN && !eof {
-                refill(&mut buf, &mut start, &mut end, &mut eof)?;
+                refill(&mut buf, &mut start, &mut end, &mut eof, HZ_HEADER_LEN)?;
             }
             if let Some(p) = par.as_mut() {
                 // After the first member (whose header -N needs), independent members go to
@@ -390,7 +421,7 @@ fn decompress_stream(
                         if buf.len() < len {
                             buf.resize(len, 0);
                         }
-                        refill(&mut buf, &mut start, &mut end, &mut eof)?;
+                        refill(&mut buf, &mut start, &mut end, &mut eof, len)?;
                     }
                     let member = (end - start >= len).then(|| &buf[start..start + len]);
                     let raw_len = member.and_then(|m| raw_len.or_else(|| Members::bgzf_raw_len(m)));
@@ -477,7 +508,10 @@ fn decompress_stream(
                     if eof {
                         break;
                     }
-                    refill(&mut buf, &mut start, &mut end, &mut eof)?;
+                    if would_wait(eof) {
+                        w.flush().map_err(CodecError::Write)?;
+                    }
+                    refill(&mut buf, &mut start, &mut end, &mut eof, 1)?;
                     if start == end {
                         break;
                     }
@@ -523,7 +557,12 @@ fn decompress_stream(
                             offset: consumed_total + (end - start) as u64,
                         });
                     }
-                    refill(&mut buf, &mut start, &mut end, &mut eof)?;
+                    // What is decoded goes out before a read that would wait.
+                    if would_wait(eof) {
+                        w.flush().map_err(CodecError::Write)?;
+                    }
+                    let more = end - start + 1;
+                    refill(&mut buf, &mut start, &mut end, &mut eof, more)?;
                 }
             }
         }

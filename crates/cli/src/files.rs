@@ -55,6 +55,18 @@ pub fn run(opts: &Options, rep: &mut Reporter) {
     }
 }
 
+/// Whether reading `stdin` may wait on a writer (a pipe, a socket, a terminal) rather than
+/// only on a disk.
+fn may_wait(stdin: &io::Stdin) -> bool {
+    use std::os::fd::AsFd;
+    stdin
+        .as_fd()
+        .try_clone_to_owned()
+        .map(File::from)
+        .and_then(|f| f.metadata())
+        .map_or(true, |m| !m.is_file())
+}
+
 fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
     let stdin = io::stdin();
     let stdout = io::stdout();
@@ -78,7 +90,11 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
         _ => {}
     }
     let threaded = io_threads(opts);
-    let mut input = pipe::reader(stdin, threaded);
+    let may_wait = may_wait(&stdin);
+    let (mut input, ready) = pipe::reader(stdin, threaded);
+    // Without a read-ahead there is no telling: a read may always wait.
+    let never = || false;
+    let wait = may_wait.then(|| ready.as_deref().unwrap_or(&never));
     let mut out = pipe::Output::new(stdout, threaded, OUT_BUF);
     let progress = Progress::none();
     match opts.mode {
@@ -101,7 +117,14 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
                 &mut out
             };
             // Standard input always goes to standard output: -f alone passes plain data.
-            let r = codec::decompress(&mut input, w, &progress, opts.force, Some(device(opts)));
+            let r = codec::decompress(
+                &mut input,
+                w,
+                &progress,
+                opts.force,
+                Some(device(opts)),
+                wait,
+            );
             match r.and_then(|r| {
                 out.finish().map_err(CodecError::Write)?;
                 Ok(r)
@@ -356,7 +379,17 @@ fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut R
         let progress = Progress::new(Some(meta.len()), &label, opts.quiet > 0);
         let mut sink = io::sink();
         let w: &mut dyn Write = if test { &mut sink } else { out };
-        let r = codec::decompress(input, w, &progress, copy_plain(opts), Some(device(opts)))?;
+        // A named FIFO (read with -c) may wait on its writer as a pipe does.
+        let never = || false;
+        let wait: Option<&dyn Fn() -> bool> = (!meta.is_file()).then_some(&never);
+        let r = codec::decompress(
+            input,
+            w,
+            &progress,
+            copy_plain(opts),
+            Some(device(opts)),
+            wait,
+        )?;
         let counts = r.counts;
         report = Some(r);
         Ok(Counts {
@@ -431,7 +464,7 @@ fn with_output(
     let name = path.display().to_string();
     let threaded = io_threads(opts);
     let mut input = match File::open(path) {
-        Ok(f) => pipe::reader(f, threaded),
+        Ok(f) => pipe::reader(f, threaded).0,
         Err(e) => {
             rep.io_error(&name, &e);
             return None;

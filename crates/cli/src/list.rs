@@ -176,7 +176,7 @@ fn decoded_members(
     opts: &Options,
     rep: &mut Reporter,
 ) -> Option<Decoded> {
-    let listed = match codec::decompress(r, &mut io::sink(), &Progress::none(), false, None) {
+    let listed = match codec::decompress(r, &mut io::sink(), &Progress::none(), false, None, None) {
         Err(e) => {
             rep.file_error(name, &e);
             None

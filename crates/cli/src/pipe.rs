@@ -11,7 +11,9 @@
 #![forbid(unsafe_code)]
 
 use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Bytes per buffer.
@@ -28,6 +30,8 @@ pub struct ReadAhead {
     cur: Vec<u8>,
     pos: usize,
     done: bool,
+    /// Chunks the helper has read (or is handing over) that the reader has not taken.
+    queued: Arc<AtomicUsize>,
 }
 
 impl ReadAhead {
@@ -39,6 +43,8 @@ impl ReadAhead {
         for _ in 0..DEPTH {
             free.send(Vec::new()).expect("the receiver is here");
         }
+        let queued = Arc::new(AtomicUsize::new(0));
+        let counted = queued.clone();
         std::thread::spawn(move || {
             while let Ok(mut buf) = free_rx.recv() {
                 buf.resize(CHUNK, 0);
@@ -53,6 +59,7 @@ impl ReadAhead {
                     buf.truncate(n);
                     buf
                 });
+                counted.fetch_add(1, Ordering::Release);
                 if full_tx.send(msg).is_err() || last {
                     return;
                 }
@@ -64,7 +71,16 @@ impl ReadAhead {
             cur: Vec::new(),
             pos: 0,
             done: false,
+            queued,
         }
+    }
+
+    /// Whether a read would return at once, for a caller that has work to finish before it
+    /// waits for input: data is held (in a chunk it has not yet taken) or the input ended.
+    /// A chunk partly read counts as none (a wrong "no" costs only the caller's early work).
+    pub fn ready(&self) -> impl Fn() -> bool + Send + Sync + 'static {
+        let queued = self.queued.clone();
+        move || queued.load(Ordering::Acquire) > 0
     }
 }
 
@@ -80,7 +96,11 @@ impl Read for ReadAhead {
                 let _ = self.free.try_send(spent);
             }
             self.pos = 0;
-            match self.full.recv() {
+            let msg = self.full.recv();
+            if msg.is_ok() {
+                self.queued.fetch_sub(1, Ordering::AcqRel);
+            }
+            match msg {
                 Ok(Ok(buf)) if !buf.is_empty() => self.cur = buf,
                 Ok(Ok(_)) => self.done = true,
                 Ok(Err(e)) => {
@@ -115,8 +135,10 @@ impl<W: Write + Send + 'static> WriteBehind<W> {
         let (free_tx, free) = sync_channel(DEPTH + 2);
         let thread = std::thread::spawn(move || {
             for mut buf in full_rx {
-                // At the first error the thread stops, so the next write learns of it.
-                if let Err(e) = dst.write_all(&buf) {
+                // At the first error the thread stops, so the next write learns of it. Each
+                // buffer goes out whole: standard output holds back what follows its last
+                // newline until a flush, and the caller may be waiting on a reader of it.
+                if let Err(e) = dst.write_all(&buf).and_then(|()| dst.flush()) {
                     return (dst, Err(e));
                 }
                 buf.clear();
@@ -209,12 +231,18 @@ impl<W: Write + Send + 'static> Drop for WriteBehind<W> {
     }
 }
 
-/// A source read ahead on a helper thread when `threaded`, else read where it is used.
-pub fn reader(src: impl Read + Send + 'static, threaded: bool) -> Box<dyn Read> {
+/// Tells whether a read of a source would return at once ([`ReadAhead::ready`]).
+pub type Ready = Box<dyn Fn() -> bool>;
+
+/// A source read ahead on a helper thread when `threaded`, else read where it is used; with
+/// the read-ahead, its [`ReadAhead::ready`].
+pub fn reader(src: impl Read + Send + 'static, threaded: bool) -> (Box<dyn Read>, Option<Ready>) {
     if threaded {
-        Box::new(ReadAhead::new(src))
+        let r = ReadAhead::new(src);
+        let ready = Box::new(r.ready());
+        (Box::new(r), Some(ready))
     } else {
-        Box::new(src)
+        (Box::new(src), None)
     }
 }
 

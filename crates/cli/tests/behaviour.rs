@@ -1371,3 +1371,54 @@ fn the_old_gzip_magic_is_read() {
     assert_eq!(codes(&r), (Some(0), Some(0)));
     t.assert_same_state("-d of an old-magic member");
 }
+
+/// Independent members decoded on two engines from a pipe whose writer then waits for their
+/// output (a protocol, or a pipeline stage that answers first): every member it has written
+/// comes out before it writes more, as with gzip. The decoder held the members out on its
+/// engines while it waited for more input (786 KB of 3 MB came out), so such a writer would
+/// wait forever; the reader thread below gives up after a minute instead.
+#[test]
+fn members_already_read_from_a_pipe_are_written_before_more_input() {
+    let part: Vec<u8> = sample("alice29.txt").repeat(20);
+    let t = Twin::new("pipewait");
+    let z = run_in(&t.root, HYPERZ, &["-i", "-c", "-n", "-b", "128"], &part).1;
+    assert!(z.len() > 300_000, "several members");
+    let mut child = Command::new(HYPERZ)
+        .args(["-dc", "-p", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut got = Vec::new();
+        let mut chunk = vec![0u8; 1 << 16];
+        loop {
+            match std::io::Read::read(&mut stdout, &mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    got.extend_from_slice(&chunk[..n]);
+                    let _ = tx.send(got.len());
+                }
+            }
+        }
+        got
+    });
+    stdin.write_all(&z).unwrap();
+    stdin.flush().unwrap();
+    // Wait for the whole first part's output before writing the second.
+    let mut have = 0;
+    while have < part.len() {
+        have = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("only {have} of {} bytes came out", part.len()));
+    }
+    assert_eq!(have, part.len(), "no more than the first part");
+    stdin.write_all(&z).unwrap();
+    drop(stdin);
+    let got = reader.join().unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(got == [&part[..], &part].concat(), "both parts, in order");
+}
