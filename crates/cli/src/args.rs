@@ -410,11 +410,17 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, clap::E
 mod tests {
     use super::*;
 
+    /// `hyperz` with `args`, parsed.
+    fn parsed(args: &[&str]) -> Result<Parsed, clap::Error> {
+        parse(
+            std::iter::once("hyperz")
+                .chain(args.iter().copied())
+                .map(OsString::from),
+        )
+    }
+
     fn opts(args: &[&str]) -> Options {
-        let v = std::iter::once("hyperz")
-            .chain(args.iter().copied())
-            .map(OsString::from);
-        match parse(v).unwrap() {
+        match parsed(args).unwrap() {
             Parsed::Run(o) => o,
             other => panic!("not a run: {other:?}"),
         }
@@ -424,14 +430,9 @@ mod tests {
     /// engines than the system can run.
     #[test]
     fn refused_suffixes_and_process_counts() {
-        let refused = |args: &[&str]| {
-            let v = std::iter::once("hyperz")
-                .chain(args.iter().copied())
-                .map(OsString::from);
-            match parse(v) {
-                Ok(Parsed::Refused(why)) => why,
-                other => panic!("{args:?} not refused: {other:?}"),
-            }
+        let refused = |args: &[&str]| match parsed(args) {
+            Ok(Parsed::Refused(why)) => why,
+            other => panic!("{args:?} not refused: {other:?}"),
         };
         for mode in [&[][..], &["-d"], &["-c"], &["-dc"], &["-t"], &["-l"]] {
             let args: Vec<&str> = mode.iter().copied().chain(["-S", "", "f"]).collect();

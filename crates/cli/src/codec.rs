@@ -136,7 +136,7 @@ impl Read for Counted<'_> {
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.
-fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, CodecError> {
+pub(crate) fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize, CodecError> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {

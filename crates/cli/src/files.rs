@@ -92,9 +92,7 @@ fn stdin_to_stdout(opts: &Options, rep: &mut Reporter) {
     let threaded = io_threads(opts);
     let may_wait = may_wait(&stdin);
     let (mut input, ready) = pipe::reader(stdin, threaded);
-    // Without a read-ahead there is no telling: a read may always wait.
-    let never = || false;
-    let wait = may_wait.then(|| ready.as_deref().unwrap_or(&never));
+    let wait = may_wait.then_some(&*ready);
     let mut out = pipe::Output::new(stdout, threaded, OUT_BUF);
     let progress = Progress::none();
     match opts.mode {
@@ -380,8 +378,8 @@ fn decompress_file(path: &Path, meta: &fs::Metadata, opts: &Options, rep: &mut R
         let mut sink = io::sink();
         let w: &mut dyn Write = if test { &mut sink } else { out };
         // A named FIFO (read with -c) may wait on its writer as a pipe does.
-        let never = || false;
-        let wait: Option<&dyn Fn() -> bool> = (!meta.is_file()).then_some(&never);
+        let never: &dyn Fn() -> bool = &pipe::never_ready;
+        let wait = (!meta.is_file()).then_some(never);
         let r = codec::decompress(
             input,
             w,

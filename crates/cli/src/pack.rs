@@ -13,7 +13,7 @@
 //! garbage, as after gzip members.
 #![forbid(unsafe_code)]
 
-use crate::codec::{CodecError, Counted, DecodeReport};
+use crate::codec::{read_full, CodecError, Counted, DecodeReport};
 use crate::progress::Progress;
 use std::io::{self, BufRead, BufReader, Read, Write};
 
@@ -245,7 +245,7 @@ pub fn decompress(
     let mut follows = None;
     loop {
         let mut magic = [0u8; 2];
-        let n = read_upto(&mut br, &mut magic)?;
+        let n = read_full(&mut br, &mut magic)?;
         if n == 2 && magic == MAGIC {
             let out_len = member(&mut br, &mut out, at)?;
             report.members += 1;
@@ -295,22 +295,6 @@ pub fn decompress(
 /// Input bytes taken from a buffered reader so far.
 fn counted_so_far(br: &BufReader<&mut Counted<'_>>) -> u64 {
     br.get_ref().n - br.buffer().len() as u64
-}
-
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-fn read_upto(r: &mut impl BufRead, buf: &mut [u8]) -> Result<usize, CodecError> {
-    let mut n = 0;
-    while n < buf.len() {
-        let chunk = r.fill_buf().map_err(CodecError::Read)?;
-        if chunk.is_empty() {
-            break;
-        }
-        let k = chunk.len().min(buf.len() - n);
-        buf[n..n + k].copy_from_slice(&chunk[..k]);
-        r.consume(k);
-        n += k;
-    }
-    Ok(n)
 }
 
 #[cfg(test)]

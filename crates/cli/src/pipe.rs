@@ -234,15 +234,20 @@ impl<W: Write + Send + 'static> Drop for WriteBehind<W> {
 /// Tells whether a read of a source would return at once ([`ReadAhead::ready`]).
 pub type Ready = Box<dyn Fn() -> bool>;
 
-/// A source read ahead on a helper thread when `threaded`, else read where it is used; with
-/// the read-ahead, its [`ReadAhead::ready`].
-pub fn reader(src: impl Read + Send + 'static, threaded: bool) -> (Box<dyn Read>, Option<Ready>) {
+/// The probe of a source read where it is used: there is no telling, a read may always wait.
+pub fn never_ready() -> bool {
+    false
+}
+
+/// A source read ahead on a helper thread when `threaded`, else read where it is used, with
+/// what tells whether a read would return at once ([`ReadAhead::ready`], or [`never_ready`]).
+pub fn reader(src: impl Read + Send + 'static, threaded: bool) -> (Box<dyn Read>, Ready) {
     if threaded {
         let r = ReadAhead::new(src);
         let ready = Box::new(r.ready());
-        (Box::new(r), Some(ready))
+        (Box::new(r), ready)
     } else {
-        (Box::new(src), None)
+        (Box::new(src), Box::new(never_ready))
     }
 }
 
