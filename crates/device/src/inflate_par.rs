@@ -458,7 +458,9 @@ impl Device {
     }
 
     /// Decodes `len` uncompressed bytes starting at `offset` of an independent-block stream,
-    /// touching only the members that cover them.
+    /// touching only the members that cover them. Like `pread`, a range that runs past the end
+    /// of the data gives the bytes up to the end (none when `offset` is at or past it); the
+    /// caller compares the length it gets with the one it asked for.
     pub fn decompress_range(
         &self,
         input: &[u8],
@@ -466,7 +468,8 @@ impl Device {
         len: usize,
     ) -> Result<Vec<u8>, DecodeError> {
         let index = member_index(input)?;
-        let end = offset + len as u64;
+        let total = index.last().map_or(0, |m| m.raw_offset + m.raw_len as u64);
+        let end = offset.saturating_add(len as u64).min(total);
         let mut handles = Vec::new();
         for m in index
             .iter()
@@ -487,7 +490,7 @@ impl Device {
                 },
             ));
         }
-        let mut out = Vec::with_capacity(len);
+        let mut out = Vec::with_capacity(end.saturating_sub(offset) as usize);
         for (m, p) in handles {
             let data = finish_member(p)?;
             let from = offset.saturating_sub(m.raw_offset) as usize;

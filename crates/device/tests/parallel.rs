@@ -246,6 +246,17 @@ fn independent_stream_round_trips_through_streams_and_ranges() {
             &data[off as usize..off as usize + len]
         );
     }
+    // Past the end: the bytes up to the end, as pread gives; no overflow, no huge allocation.
+    let n = data.len() as u64;
+    for (off, len, want) in [
+        (n - 5, 100usize, &data[data.len() - 5..]),
+        (n, 1, &data[..0]),
+        (n + 1_000, 10, &data[..0]),
+        (n - 3, usize::MAX, &data[data.len() - 3..]),
+        (u64::MAX, usize::MAX, &data[..0]),
+    ] {
+        assert_eq!(dev.decompress_range(&comp, off, len).unwrap(), want);
+    }
 }
 
 #[test]
