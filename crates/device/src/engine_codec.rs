@@ -21,7 +21,7 @@ thread_local! {
     static DECOMPRESSORS: RefCell<[Option<Decompressor>; 3]> = const { RefCell::new([None, None, None]) };
 }
 
-fn map_error(e: InflateError) -> DecodeError {
+pub(crate) fn map_error(e: InflateError) -> DecodeError {
     let kind = match e.kind {
         ErrorKind::Truncated => DecodeErrorKind::Truncated,
         ErrorKind::OutputLimitExceeded => DecodeErrorKind::OutputLimit,

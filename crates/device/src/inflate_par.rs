@@ -25,6 +25,7 @@ use crate::handle::JobHandle;
 use crate::job::{decode_all, Job, JobError};
 use crate::parallel::StreamStats;
 use crate::queue::Priority;
+use crate::sequential;
 
 /// One member of an independent-block stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,6 +219,13 @@ impl Device {
                 }
             }
         }
+        if format != Format::Gzip || hz_member(input).is_none() {
+            // Not one independent member first: the whole stream on this thread, in one piece.
+            return decode_all(&self.shared, format, input, usize::MAX).map_err(|e| match e {
+                JobError::Decode(d) => d,
+                JobError::VerifyFailed => DecodeError::at(DecodeErrorKind::EngineFailed, 0),
+            });
+        }
         let mut out = Vec::new();
         self.decompress_stream(format, input, &mut out)
             .map_err(|e| match e.into_inner() {
@@ -227,10 +235,14 @@ impl Device {
         Ok(out)
     }
 
-    /// Decompresses `r` into `w`. For independent-block gzip streams memory stays bounded by
-    /// `in_flight` members; an ordinary gzip, zlib or raw stream is read whole and decoded
-    /// sequentially. Decode errors come back as `InvalidData` wrapping a [`DecodeError`] with
-    /// the absolute byte offset.
+    /// Decompresses `r` into `w` in bounded memory. Independent-block gzip members go to the
+    /// engines, at most `in_flight` at a time, and each is written once it is decoded and the
+    /// members before it are out: while the reader waits, members still on the engines wait
+    /// too, until the next member has been read or the input ends. From the first member
+    /// without the subfield (an ordinary gzip stream, or a zlib or raw one) the rest is
+    /// decoded sequentially in 256 KiB pieces, its output written as it comes. Decode errors
+    /// come back as `InvalidData` wrapping a [`DecodeError`] with the absolute byte offset;
+    /// the output before the error has been written.
     pub fn decompress_stream<R: Read, W: Write>(
         &self,
         format: Format,
@@ -299,15 +311,10 @@ impl Device {
             emit(p, &mut w, &mut st)?;
         }
         if !(eof && buf.is_empty() && base > 0) {
-            // Sequential fallback: the rest of the stream in memory, decoded member by member.
-            fill(&mut buf, usize::MAX, &mut eof)?;
-            let data = decode_all(&self.shared, format, &buf, usize::MAX).map_err(|e| match e {
-                JobError::Decode(d) => bad(d.shifted(base)),
-                JobError::VerifyFailed => bad(DecodeError::at(DecodeErrorKind::EngineFailed, base)),
-            })?;
-            st.bytes_out += data.len() as u64;
-            w.write_all(&data)?;
-            base += buf.len() as u64;
+            // Sequential fallback for the rest of the stream, in bounded memory.
+            let d = sequential::decode_rest(format, &buf, eof, base, &mut r, &mut w)?;
+            st.bytes_out += d.bytes_out;
+            base += d.bytes_in;
         }
         st.bytes_in = base;
         w.flush()?;

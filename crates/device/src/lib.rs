@@ -65,6 +65,7 @@ pub use inflate_par::{hz_member, member_index, MemberEntry};
 mod job;
 mod parallel;
 mod queue;
+mod sequential;
 mod stats;
 
 pub use codec::{
