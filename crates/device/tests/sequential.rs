@@ -19,7 +19,7 @@ fn text(len: usize, seed: u32) -> Vec<u8> {
     while out.len() < len {
         let x = next();
         out.extend_from_slice(words[(x % 8) as usize]);
-        if x % 5 == 0 {
+        if x.is_multiple_of(5) {
             out.push(b'a' + (x >> 8) as u8 % 26);
         }
     }
