@@ -8,7 +8,7 @@
 #![forbid(unsafe_code)]
 
 use super::bitwriter::BitWriter;
-use super::huffman::{build_codes, build_lengths, log2_x16, Scratch};
+use super::huffman::{build_codes, build_lengths, log2_x16, with_scratch};
 use super::tables::*;
 
 /// Marks a match in the symbol buffer.
@@ -175,8 +175,6 @@ pub struct Encoder {
     lit_codes: Vec<u16>,
     dist_codes: Vec<u16>,
     rle: Vec<(u8, u8)>,
-    /// [`build_lengths`]'s work arrays.
-    huff: Box<Scratch>,
     /// The symbol writer's tables of the last block's code.
     tables: Box<SymTables>,
 }
@@ -318,16 +316,18 @@ impl Encoder {
     fn size_both(&mut self, lf: &[u32; 288], df: &[u32; 30], extra: u64, fixed_syms: u64) -> Sizes {
         self.lit_lens.resize(288, 0);
         self.dist_lens.resize(30, 0);
-        build_lengths(&lf[..286], 15, &mut self.lit_lens[..286], &mut self.huff);
+        with_scratch(|w| {
+            build_lengths(&lf[..286], 15, &mut self.lit_lens[..286], w);
+            if df.iter().all(|&f| f == 0) {
+                self.dist_lens.fill(0);
+                self.dist_lens[0] = 1;
+                self.dist_lens[1] = 1;
+            } else {
+                build_lengths(df, 15, &mut self.dist_lens, w);
+            }
+        });
         self.lit_lens[286] = 0;
         self.lit_lens[287] = 0;
-        if df.iter().all(|&f| f == 0) {
-            self.dist_lens.fill(0);
-            self.dist_lens[0] = 1;
-            self.dist_lens[1] = 1;
-        } else {
-            build_lengths(df, 15, &mut self.dist_lens, &mut self.huff);
-        }
         let hlit = 257
             + self.lit_lens[257..286]
                 .iter()
@@ -348,7 +348,7 @@ impl Encoder {
             cl_freq[s as usize] += 1;
         }
         let mut cl_lens = [0u8; 19];
-        build_lengths(&cl_freq, 7, &mut cl_lens, &mut self.huff);
+        with_scratch(|w| build_lengths(&cl_freq, 7, &mut cl_lens, w));
         let hclen = 4 + CLEN_ORDER[4..]
             .iter()
             .rposition(|&s| cl_lens[s] != 0)

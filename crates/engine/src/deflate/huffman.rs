@@ -13,6 +13,8 @@
 //! planner's entropy).
 #![forbid(unsafe_code)]
 
+use std::cell::Cell;
+
 /// Most symbols an alphabet has (literal/length: 288).
 const MAX_SYMS: usize = 288;
 
@@ -33,7 +35,7 @@ pub const fn log2_x16(x: u32) -> u32 {
 /// comparison.
 const COUNTERS: usize = 512;
 
-/// Work arrays of [`build_lengths`], kept by its caller between calls: a dynamic block builds
+/// Work arrays of [`build_lengths`], kept between calls (one per thread, [`with_scratch`]): a dynamic block builds
 /// three codes, and zeroing 12 KiB of arrays on the stack for each was 6% of the instructions
 /// of a 4 KiB input at level 6 (grammar.lsp; 2-3% of the time of such files in interleaved
 /// runs). Every entry a call reads it first writes, except the sort's counters, which each
@@ -59,6 +61,27 @@ impl Default for Scratch {
             count: [0; MAX_SYMS + 2],
         }
     }
+}
+
+thread_local! {
+    /// This thread's work arrays, out of the cell while a call uses them.
+    static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with this thread's work arrays for [`build_lengths`]: 12 KiB per thread instead of
+/// per compressor, which a server holding thousands of streams (one per WebSocket
+/// connection) keeps open. Allocated on a thread's first use. The arrays are out of the
+/// thread's cell during `f`, so a panic in it drops them (the sort's counters may not be zero)
+/// and the next call starts with fresh ones.
+pub fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut w = SCRATCH
+        .try_with(Cell::take)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let r = f(&mut w);
+    let _ = SCRATCH.try_with(|s| s.set(Some(w)));
+    r
 }
 
 /// Computes code lengths (0 = unused) for `freqs` (at most 288 symbols) with no length above
