@@ -24,6 +24,10 @@ const MAX_BITS: u32 = 16;
 const INIT_BITS: u32 = 9;
 /// The clear code (block mode).
 const CLEAR: u32 = 256;
+/// Entries of the string table.
+const TABLE: usize = 1 << MAX_BITS;
+/// Output buffer: 1 MiB, written out when less than a longest string is left.
+const OUT_BUF: usize = 1 << 20;
 
 /// Reads `n`-bit codes least significant bit first, counting the bits read.
 struct Bits<R> {
@@ -36,26 +40,41 @@ struct Bits<R> {
 
 impl<R: BufRead> Bits<R> {
     /// The next `n`-bit code, or None at the end of the input.
+    #[inline(always)]
     fn code(&mut self, n: u32) -> Result<Option<u32>, CodecError> {
-        while self.have < n && !self.eof {
-            let chunk = self.r.fill_buf().map_err(CodecError::Read)?;
-            match chunk.first() {
-                Some(&b) => {
-                    self.buf |= (b as u64) << self.have;
-                    self.have += 8;
-                    self.r.consume(1);
-                }
-                None => self.eof = true,
-            }
-        }
         if self.have < n {
-            return Ok(None);
+            self.refill()?;
+            if self.have < n {
+                return Ok(None);
+            }
         }
         let c = (self.buf & ((1 << n) - 1)) as u32;
         self.buf >>= n;
         self.have -= n;
         self.pos += n as u64;
         Ok(Some(c))
+    }
+
+    /// Fills the bit buffer with as many whole bytes as it holds (one `fill_buf` per call
+    /// mostly; it took one per byte, which was most of the time on poorly compressible
+    /// data).
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) -> Result<(), CodecError> {
+        while self.have <= 56 && !self.eof {
+            let chunk = self.r.fill_buf().map_err(CodecError::Read)?;
+            if chunk.is_empty() {
+                self.eof = true;
+                break;
+            }
+            let take = (((64 - self.have) / 8) as usize).min(chunk.len());
+            for &b in &chunk[..take] {
+                self.buf |= (b as u64) << self.have;
+                self.have += 8;
+            }
+            self.r.consume(take);
+        }
+        Ok(())
     }
 
     /// Skips to the next multiple of `group` bits after `from` (padding), if not on one.
@@ -98,10 +117,16 @@ pub fn decompress(
         ));
     }
     let max_max = 1u32 << max_bits;
-    let mut prefix = vec![0u16; 1 << MAX_BITS];
-    let mut suffix = vec![0u8; 1 << MAX_BITS];
-    let mut stack: Vec<u8> = Vec::with_capacity(1 << MAX_BITS);
-    let mut out = io::BufWriter::with_capacity(1 << 18, w);
+    // Entry `c >= 256` is entry `prefix[c]`'s string plus `suffix[c]`, `len[c]` bytes long.
+    // An entry's prefix is always an earlier code, so a walk down the prefixes ends.
+    // Fixed-size tables indexed by `as u16` values: no bounds checks in the walk.
+    let mut prefix: Box<[u16; TABLE]> = vec![0u16; TABLE].try_into().expect("TABLE");
+    let mut suffix: Box<[u8; TABLE]> = vec![0u8; TABLE].try_into().expect("TABLE");
+    let mut len: Box<[u16; TABLE]> = vec![1u16; TABLE].try_into().expect("TABLE");
+    // Strings are written straight into the output buffer, last byte first; it is written
+    // out when a longest string (under 2^16 bytes) might not fit.
+    let mut out = vec![0u8; OUT_BUF];
+    let mut o = 0usize;
     let mut bits = Bits {
         r: br,
         buf: 0,
@@ -113,12 +138,18 @@ pub fn decompress(
     let mut max_code = (1u32 << n_bits) - 1;
     let mut free = if block_mode { 257 } else { 256 };
     let mut old: Option<u32> = None;
-    let mut fin = 0u8;
     let mut epoch = 0u64; // where the current width began: groups are counted from here
     let mut written = 0u64;
-    loop {
+    let result = loop {
+        if o > OUT_BUF - (1 << MAX_BITS) - 1 {
+            w.write_all(&out[..o]).map_err(CodecError::Write)?;
+            written += o as u64;
+            o = 0;
+        }
         if free > max_code {
-            bits.align(epoch, 8 * n_bits as u64)?;
+            if let Err(e) = bits.align(epoch, 8 * n_bits as u64) {
+                break Err(e);
+            }
             epoch = bits.pos;
             n_bits += 1;
             max_code = if n_bits == max_bits {
@@ -127,56 +158,68 @@ pub fn decompress(
                 (1 << n_bits) - 1
             };
         }
-        let Some(code) = bits.code(n_bits)? else {
-            break;
+        let code = match bits.code(n_bits) {
+            Ok(Some(c)) => c,
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
         };
         let Some(prev) = old else {
             if code >= 256 {
-                return Err(corrupt(bits.pos));
+                break Err(corrupt(bits.pos));
             }
-            fin = code as u8;
-            out.write_all(&[fin]).map_err(CodecError::Write)?;
-            written += 1;
+            out[o] = code as u8;
+            o += 1;
             old = Some(code);
             continue;
         };
         if code == CLEAR && block_mode {
             // The entries go; the next code's entry lands on 256, which is never used.
             free = 256;
-            bits.align(epoch, 8 * n_bits as u64)?;
+            if let Err(e) = bits.align(epoch, 8 * n_bits as u64) {
+                break Err(e);
+            }
             epoch = bits.pos;
             n_bits = INIT_BITS;
             max_code = (1 << n_bits) - 1;
             continue;
         }
-        stack.clear();
-        let mut c = code;
-        if c >= free {
-            // The string about to be defined: the previous one plus its own first byte.
-            if c > free {
-                return Err(corrupt(bits.pos));
-            }
-            stack.push(fin);
-            c = prev;
+        // The string about to be defined (code == free) is the previous one plus its own
+        // first byte.
+        let (c, again) = if code < free {
+            (code, false)
+        } else if code == free {
+            (prev, true)
+        } else {
+            break Err(corrupt(bits.pos));
+        };
+        let n = len[c as u16 as usize] as usize;
+        let mut k = o + n;
+        let mut x = c;
+        while x >= 256 {
+            k -= 1;
+            out[k] = suffix[x as u16 as usize];
+            x = prefix[x as u16 as usize] as u32;
         }
-        while c >= 256 {
-            stack.push(suffix[c as usize]);
-            c = prefix[c as usize] as u32;
+        let fin = x as u8;
+        out[o] = fin;
+        o += n;
+        if again {
+            out[o] = fin;
+            o += 1;
         }
-        fin = c as u8;
-        stack.push(fin);
-        stack.reverse();
-        out.write_all(&stack).map_err(CodecError::Write)?;
-        written += stack.len() as u64;
         if free < max_max {
-            prefix[free as usize] = prev as u16;
-            suffix[free as usize] = fin;
+            prefix[free as u16 as usize] = prev as u16;
+            suffix[free as u16 as usize] = fin;
+            len[free as u16 as usize] = len[prev as u16 as usize] + 1;
             free += 1;
         }
         old = Some(code);
-    }
-    out.flush().map_err(CodecError::Write)?;
-    drop(out);
+    };
+    // What was decoded before an error goes out too, as gzip writes it.
+    w.write_all(&out[..o]).map_err(CodecError::Write)?;
+    written += o as u64;
+    w.flush().map_err(CodecError::Write)?;
+    result?;
     let mut rest = bits.r;
     io::copy(&mut rest, &mut io::sink()).map_err(CodecError::Read)?;
     drop(rest);
