@@ -615,6 +615,38 @@ fn checksums_match() {
     }
 }
 
+/// Start values that are not valid Adler-32s (a half of 65521 or more) give zlib's answers:
+/// zlib reduces them for every length but one, and one byte takes a single subtraction per
+/// half. We returned `0xffffffff` for no bytes (zlib: `0x000e000e`) and `0x0000ffe3` for a zero
+/// byte after `0xffffffe3` (zlib: `0xfff1ffe3`).
+#[test]
+fn adler32_from_invalid_start_values_matches_zlib() {
+    let libs = Zlib::both();
+    let data = corpus();
+    for start in [
+        0xffff_ffffu32,
+        0xffff_ffe3,
+        0xfff1_fff1,
+        0xfff0_fff0,
+        0x0000_fff1,
+        0xfff1_0000,
+        0x0001_ffff,
+    ] {
+        for len in [0usize, 1, 2, 15, 16, 17, 100, 5552, 5553, 70_000] {
+            for at in [0usize, 1000] {
+                let r: Vec<c_ulong> = libs
+                    .iter()
+                    // SAFETY: valid slices.
+                    .map(|z| unsafe {
+                        (z.adler32)(start as c_ulong, data[at..].as_ptr(), len as u32)
+                    })
+                    .collect();
+                assert_eq!(r[0], r[1], "start {start:#x}, length {len}, at {at}");
+            }
+        }
+    }
+}
+
 /// Buffers of 4 MiB and more are checksummed in pieces on several threads: the combined checks
 /// must equal zlib's serial ones, from any starting value and for uneven piece sizes.
 #[test]

@@ -4,6 +4,9 @@
 use core::ffi::{c_uchar, c_uint, c_ulong};
 use hyperz_engine::checksum;
 
+/// Adler-32's modulus.
+const BASE: u32 = 65521;
+
 /// zlib's `z_off_t` / `z_off64_t` on LP64 Linux.
 type ZOff = i64;
 
@@ -114,6 +117,21 @@ pub unsafe extern "C" fn adler32_z(adler: c_ulong, buf: *const c_uchar, len: usi
     }
     // SAFETY: forwarded caller contract.
     let data = unsafe { bytes(buf, len) };
+    let (a, b) = (adler as u32 & 0xffff, (adler as u32 >> 16) & 0xffff);
+    if a >= BASE || b >= BASE {
+        // Not a valid Adler-32 (a half of 65521 or more), answered as zlib answers it: one
+        // byte takes one subtraction per half, so the result may stay out of range; any
+        // other length reduces both halves (the engine gives the same from a reduced start).
+        let once = |x: u32| if x >= BASE { x - BASE } else { x };
+        if let [byte] = data {
+            let a = once(a + *byte as u32);
+            let b = once(b + a);
+            return ((b << 16) | a) as c_ulong;
+        }
+        let start = ((b % BASE) << 16) | (a % BASE);
+        return split_check(start, data, 1, checksum::adler32, checksum::adler32_combine)
+            as c_ulong;
+    }
     split_check(
         adler as u32,
         data,
@@ -125,11 +143,10 @@ pub unsafe extern "C" fn adler32_z(adler: c_ulong, buf: *const c_uchar, len: usi
 
 /// `uLong crc32_combine(uLong crc1, uLong crc2, z_off_t len2)`
 #[export_name = "hz_crc32_combine"]
+/// A negative `len2`, which zlib loops on forever, counts as 0 here, as it does in
+/// `crc32_combine_gen`, so combining with a length and with its operator agree.
 pub extern "C" fn crc32_combine(crc1: c_ulong, crc2: c_ulong, len2: ZOff) -> c_ulong {
-    if len2 < 0 {
-        return crc1;
-    }
-    checksum::crc32_combine(crc1 as u32, crc2 as u32, len2 as u64) as c_ulong
+    checksum::crc32_combine(crc1 as u32, crc2 as u32, len2.max(0) as u64) as c_ulong
 }
 
 /// `uLong crc32_combine64(uLong crc1, uLong crc2, z_off64_t len2)`

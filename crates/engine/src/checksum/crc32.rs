@@ -72,6 +72,11 @@ pub(crate) fn crc32_portable(crc: u32, data: &[u8]) -> u32 {
 
 /// Multiplies `a` by `b` modulo the CRC polynomial (both reflected).
 fn multmodp(a: u32, mut b: u32) -> u32 {
+    if a == 0 {
+        // zlib's loop never ends here (its exit needs a set bit in `a`); the product is 0.
+        // Only a caller's own operator can be 0 (`crc32_combine_op`).
+        return 0;
+    }
     let mut m: u32 = 1 << 31;
     let mut p: u32 = 0;
     loop {

@@ -4,6 +4,7 @@
 use proptest::prelude::*;
 
 use super::adler32::adler32_portable;
+use super::crc32::crc32_combine_op;
 use super::crc32::crc32_portable;
 use super::{adler32, crc32};
 
@@ -81,4 +82,11 @@ fn kernels_run_where_the_cpu_has_them() {
     if is_x86_feature_detected!("avx2") {
         assert_eq!(adler, Some(adler32_portable(9, &data)));
     }
+}
+
+/// An operator of 0 (never made by `crc32_combine_gen`, but a caller's own) gives the second
+/// CRC, the product being 0; zlib loops forever on it, and so did we.
+#[test]
+fn combine_with_a_zero_operator_returns() {
+    assert_eq!(crc32_combine_op(0x1234_5678, 0x9abc_def0, 0), 0x9abc_def0);
 }

@@ -9,6 +9,8 @@
 //! back to the portable code. Kernels handle the bulk of a buffer and hand the tail to the
 //! portable code, so every length is exact.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use core::arch::x86_64::*;
 
 use super::adler32::{adler32_portable, BASE};
@@ -78,10 +80,10 @@ unsafe fn crc32_fold(reg: u32, data: &[u8]) -> u32 {
     // Macros rather than closures, so the intrinsics are compiled with this function's
     // target features on every supported compiler.
     macro_rules! load {
-        // Every offset used is a multiple of 16 with `offset + 16 <= data.len()`; the load is
-        // unaligned.
         ($i:expr) => {
-            _mm_loadu_si128(data.as_ptr().add($i).cast())
+            // SAFETY: every offset used is a multiple of 16 with `offset + 16 <=
+            // data.len()`; the load is unaligned.
+            unsafe { _mm_loadu_si128(data.as_ptr().add($i).cast()) }
         };
     }
 
@@ -117,10 +119,10 @@ unsafe fn crc32_fold_wide(reg: u32, data: &[u8]) -> u32 {
     // 128 bytes of a step.
     let k = _mm256_set_epi64x(0x1_4a7f_e880, 0x1_e88e_f372, 0x1_4a7f_e880, 0x1_e88e_f372);
     macro_rules! load {
-        // Every offset used is a multiple of 16 with `offset + 32 <= data.len()`; the load is
-        // unaligned.
         ($i:expr) => {
-            _mm256_loadu_si256(data.as_ptr().add($i).cast())
+            // SAFETY: every offset used is a multiple of 16 with `offset + 32 <=
+            // data.len()`; the load is unaligned.
+            unsafe { _mm256_loadu_si256(data.as_ptr().add($i).cast()) }
         };
     }
     macro_rules! fold256 {
@@ -175,11 +177,9 @@ unsafe fn crc32_finish(mut x: __m128i, data: &[u8], mut pos: usize) -> u32 {
     let poly_mu = _mm_set_epi64x(0x1_f701_1641, 0x1_db71_0641);
     let mask32 = _mm_set_epi32(0, 0, 0, -1);
     while pos < data.len() {
-        // `pos + 16 <= data.len()` (both multiples of 16); the load is unaligned.
-        x = _mm_xor_si128(
-            fold!(x, k3k4),
-            _mm_loadu_si128(data.as_ptr().add(pos).cast()),
-        );
+        // SAFETY: `pos + 16 <= data.len()` (both multiples of 16); the load is unaligned.
+        let v = unsafe { _mm_loadu_si128(data.as_ptr().add(pos).cast()) };
+        x = _mm_xor_si128(fold!(x, k3k4), v);
         pos += 16;
     }
     // 128 to 64 bits (multiplying in 32 zero bits), then 64 to 32.
@@ -232,7 +232,7 @@ unsafe fn adler32_avx2(adler: u32, data: &[u8]) -> u32 {
         let mut vs1_before = _mm256_setzero_si256();
         for chunk in block.chunks_exact(32) {
             // SAFETY: `chunk` is 32 readable bytes; the load is unaligned.
-            let v = _mm256_loadu_si256(chunk.as_ptr().cast());
+            let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
             vs1_before = _mm256_add_epi32(vs1_before, vs1);
             vs1 = _mm256_add_epi32(vs1, _mm256_sad_epu8(v, zero));
             let w = _mm256_madd_epi16(_mm256_maddubs_epi16(v, weights), ones);
@@ -249,9 +249,10 @@ unsafe fn adler32_avx2(adler: u32, data: &[u8]) -> u32 {
     (b << 16) | a
 }
 
-/// The sum of the eight 32-bit lanes of `v`.
+/// The sum of the eight 32-bit lanes of `v`. Safe to call from code compiled with AVX2 (the
+/// Adler-32 kernel); only such code calls it.
 #[target_feature(enable = "avx2")]
-unsafe fn hsum(v: __m256i) -> u32 {
+fn hsum(v: __m256i) -> u32 {
     let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
     let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
     let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
