@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod dropin;
+pub mod lzh;
 pub mod pack;
 pub mod symbols;
 pub mod zapi;

@@ -1,6 +1,6 @@
 //! Stream codecs for the CLI: gzip compression of a reader into a writer, and decompression of
 //! any gzip stream (multi-member included) with gzip's handling of trailing data, of the first
-//! entry of a zip archive as gzip reads it (`zip.rs`), of a compress (.Z) file (`lzw.rs`), and
+//! entry of a zip archive as gzip reads it (`zip.rs`), of a compress (.Z) file (`lzw.rs`), of an LZH file (`lzh.rs`), and
 //! of a zlib stream (pigz's `-z` output) as pigz reads it.
 //!
 //! Errors keep the side they came from (read, write, corrupt data) so the file layer can name
@@ -243,6 +243,8 @@ pub struct DecodeReport {
     pub more_entries: bool,
     /// The input was a compress (.Z) file.
     pub lzw: bool,
+    /// The input was an LZH (SCO `compress -H`) file.
+    pub lzh: bool,
     /// The input started with packed (.z) members.
     pub pack: bool,
 }
@@ -262,7 +264,7 @@ fn is_zlib(b: &[u8]) -> bool {
 }
 
 /// Decompresses `r` to `w`: a gzip stream (any number of members), the first entry of a zip
-/// archive, a compress (.Z) file, packed (.z) members, or one zlib stream, told apart by their
+/// archive, a compress (.Z) file, an LZH file, packed (.z) members, or one zlib stream, told apart by their
 /// first bytes as gzip and pigz do. With
 /// `copy_plain` (gzip's `-f` with `-c` or `-t`, as `zcat -f` uses it), input that is not gzip,
 /// from the start or after the last member, is copied through unchanged instead of being an
@@ -284,6 +286,9 @@ pub fn decompress(
     }
     if n >= 2 && magic[..2] == crate::lzw::MAGIC {
         return crate::lzw::decompress(&mut r, w, progress);
+    }
+    if n >= 2 && magic[..2] == crate::lzh::MAGIC {
+        return crate::lzh::decompress(&mut r, w, progress);
     }
     if n >= 2 && magic[..2] == crate::pack::MAGIC {
         let (mut report, follows) = crate::pack::decompress(&mut r, w, progress, copy_plain)?;

@@ -185,10 +185,11 @@ fn decoded_members(
             if let Some(w) = crate::files::trailing_warning(&r, opts) {
                 rep.file_warning(name, w);
             }
-            let zip = match (r.zip_method, r.lzw, r.pack) {
-                (Some(m), _, _) => Some(if m == 0 { "store" } else { "defla" }),
-                (None, true, _) => Some("compr"),
-                (None, _, true) => Some("pack "),
+            let zip = match (r.zip_method, r.lzw, r.lzh, r.pack) {
+                (Some(m), ..) => Some(if m == 0 { "store" } else { "defla" }),
+                (None, true, ..) => Some("compr"),
+                (None, _, true, _) => Some("lzh  "),
+                (None, .., true) => Some("pack "),
                 _ => None,
             };
             (!(r.trailing_garbage || r.trailing_zeros)).then_some(Decoded {

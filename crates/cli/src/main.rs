@@ -13,6 +13,7 @@ mod cleanup;
 mod codec;
 mod files;
 mod list;
+mod lzh;
 mod lzw;
 mod members;
 mod pack;

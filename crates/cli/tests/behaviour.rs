@@ -1005,6 +1005,94 @@ fn compress_files_like_gzip() {
     }
 }
 
+/// SCO `compress -H` (LZH) files as gzip reads them. No Debian package writes them, so the
+/// tests crate's writer does (gzip decodes each file to its input first): text, mixed data,
+/// no bytes and one, in blocks of 16,384 codes, of 100, and literals only. -dc, -t, -l, -lv
+/// and -d (file.Z becomes file) against gzip in twin directories; then 200 damaged copies:
+/// where gzip fails so do we, where we succeed gzip gives the same output, and where we fail
+/// alone (a table that is not complete, which gzip decodes on with) one output starts the
+/// other. A truncated file: gzip decodes the zeros past its end as data and succeeds; we say
+/// "unexpected end of file" and exit with 1, after the bytes before the cut.
+#[test]
+fn lzh_files_like_gzip() {
+    use hyperz_tests::lzh::{lzh, LzhOptions};
+    let t = Twin::new("lzh");
+    let text = sample("alice29.txt");
+    let mixed: Vec<u8> = [sample("kennedy.xls"), sample("alice29.txt"), sample("ptt5")].concat();
+    let mut names = Vec::new();
+    for (name, data) in [
+        ("t", &text),
+        ("m", &mixed),
+        ("e", &Vec::new()),
+        ("o", &b"x".to_vec()),
+    ] {
+        for (tag, block_codes, matches) in
+            [("", 16_384, true), ("b", 100, true), ("l", 16_384, false)]
+        {
+            let z = lzh(
+                data,
+                LzhOptions {
+                    block_codes,
+                    matches,
+                },
+            );
+            assert_eq!(
+                run_in(&t.root, "gzip", &["-dc"], &z),
+                (Some(0), data.clone()),
+                "gzip reads the writer's {name}{tag}"
+            );
+            let n = format!("{name}{tag}.Z");
+            t.write(&n, &z);
+            names.push((n, z));
+        }
+    }
+    t.touch(1_700_000_000, names.iter().map(|(n, _)| n));
+    for (n, _) in &names {
+        for args in [&["-dc", n][..], &["-t", n], &["-l", n], &["-lv", n]] {
+            let r = t.run(args);
+            assert_eq!(codes(&r), (Some(0), Some(0)), "{args:?}: exit codes");
+            assert!(r.0.stdout == r.1.stdout, "{args:?}: output differs");
+        }
+    }
+    let all: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
+    let r = t.run(&[&["-d"][..], &all].concat());
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    t.assert_same_state("-d *.Z");
+    let z = &names.iter().find(|(n, _)| n == "mb.Z").unwrap().1;
+    let mut seed = 0x2545_F491_4F6C_DD1Eu64;
+    let mut alone = 0;
+    for i in 0..200 {
+        let mut d = z.clone();
+        for _ in 0..1 + i % 3 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let at = 2 + (seed >> 8) as usize % (d.len() - 2);
+            d[at] = seed as u8;
+        }
+        let g = run_in(&t.root, "gzip", &["-dc"], &d);
+        let h = run_in(&t.root, HYPERZ, &["-dc"], &d);
+        match (g.0, h.0) {
+            (_, Some(0)) => assert_eq!(g, h, "damaged copy {i}"),
+            (Some(0), Some(1)) => {
+                alone += 1;
+                assert!(
+                    g.1.starts_with(&h.1) || h.1.starts_with(&g.1),
+                    "damaged copy {i}: outputs part"
+                );
+            }
+            (gc, hc) => assert_eq!(gc, hc, "damaged copy {i}: exit codes"),
+        }
+    }
+    assert!(alone < 150, "{alone} of 200 refused where gzip went on");
+    let cut = &z[..z.len() / 2];
+    let g = run_full(&t.root, "gzip", &["-dc"], cut);
+    let h = run_full(&t.root, HYPERZ, &["-dc"], cut);
+    assert_eq!((g.status.code(), h.status.code()), (Some(0), Some(1)));
+    assert!(String::from_utf8_lossy(&h.stderr).contains("unexpected end of file"));
+    assert!(mixed.starts_with(&h.stdout) && g.stdout.starts_with(&h.stdout));
+}
+
 /// Independent members (-i) are decoded on every engine after the first: the output and the
 /// exit code with two engines are those with one (the sequential decoder) and gzip's, on an
 /// intact stream, with a damaged member in the middle, cut inside a member, with a foreign
