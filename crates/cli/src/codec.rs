@@ -247,6 +247,10 @@ pub struct DecodeReport {
     pub lzh: bool,
     /// The input started with packed (.z) members.
     pub pack: bool,
+    /// Read past the last gzip member: the start of a member of another format gzip reads
+    /// after one (packed, compress, LZH), for [`decompress`] to go on with. Not counted in
+    /// `counts`.
+    pub handoff: Option<Vec<u8>>,
 }
 
 /// The magic gzip 0.5 wrote (`OLD_GZIP_MAGIC` in gzip's source); the member is the same as one
@@ -284,43 +288,67 @@ pub fn decompress(
     if magic[..n] == crate::zip::LOCAL {
         return crate::zip::decompress(&mut r, w, progress);
     }
-    if n >= 2 && magic[..2] == crate::lzw::MAGIC {
-        return crate::lzw::decompress(&mut r, w, progress);
-    }
-    if n >= 2 && magic[..2] == crate::lzh::MAGIC {
-        return crate::lzh::decompress(&mut r, w, progress);
-    }
-    if n >= 2 && magic[..2] == crate::pack::MAGIC {
-        let (mut report, follows) = crate::pack::decompress(&mut r, w, progress, copy_plain)?;
-        if let Some(read) = follows {
-            // A gzip member after the packed ones: gzip goes on with it. The bytes read
-            // ahead were counted in the progress already, the rest of the input is not yet.
-            let mut tail = Counted::new(&mut r, progress);
-            let mut rest = io::Cursor::new(read).chain(&mut tail);
-            let g = decompress_stream(
-                &mut rest,
-                w,
-                &Progress::none(),
-                copy_plain,
-                Format::Gzip,
-                dev,
-                wait,
-            )?;
-            report.counts.bytes_in += g.counts.bytes_in;
-            report.counts.bytes_out += g.counts.bytes_out;
-            report.members += g.members;
-            report.last_member_out = g.last_member_out;
-            report.trailing_garbage = g.trailing_garbage;
-            report.trailing_zeros = g.trailing_zeros;
-        }
-        return Ok(report);
-    }
-    let format = if !copy_plain && is_zlib(&magic[..n]) {
-        Format::Zlib
+    // The first member, then the members of other formats that follow it as gzip reads them:
+    // a packed member or a gzip member (gzip 1.12's get_method, for each member) may be
+    // followed by a packed, gzip, compress or LZH one; compress and LZH read to the end.
+    let (mut report, mut follows) = if n >= 2 && magic[..2] == crate::lzw::MAGIC {
+        (crate::lzw::decompress(&mut r, w, progress)?, None)
+    } else if n >= 2 && magic[..2] == crate::lzh::MAGIC {
+        (crate::lzh::decompress(&mut r, w, progress)?, None)
+    } else if n >= 2 && magic[..2] == crate::pack::MAGIC {
+        crate::pack::decompress(&mut r, w, progress, copy_plain)?
     } else {
-        Format::Gzip
+        let format = if !copy_plain && is_zlib(&magic[..n]) {
+            Format::Zlib
+        } else {
+            Format::Gzip
+        };
+        let mut report = decompress_stream(&mut r, w, progress, copy_plain, format, dev, wait)?;
+        let handoff = report.handoff.take();
+        (report, handoff)
     };
-    decompress_stream(&mut r, w, progress, copy_plain, format, dev, wait)
+    while let Some(read) = follows.take() {
+        // The bytes read ahead were counted in the progress already, the rest of the input
+        // is not yet.
+        let mut tail = Counted::new(&mut r, progress);
+        let mut rest = io::Cursor::new(read).chain(&mut tail);
+        let none = Progress::none();
+        let magic = rest
+            .get_ref()
+            .0
+            .get_ref()
+            .get(..2)
+            .unwrap_or_default()
+            .to_vec();
+        let next = if magic == crate::lzw::MAGIC {
+            crate::lzw::decompress(&mut rest, w, &none)?
+        } else if magic == crate::lzh::MAGIC {
+            crate::lzh::decompress(&mut rest, w, &none)?
+        } else if magic == crate::pack::MAGIC {
+            let (next, f) = crate::pack::decompress(&mut rest, w, &none, copy_plain)?;
+            follows = f;
+            next
+        } else {
+            let gzip = Format::Gzip;
+            let mut next = decompress_stream(&mut rest, w, &none, copy_plain, gzip, dev, wait)?;
+            follows = next.handoff.take();
+            next
+        };
+        report.counts.bytes_in += next.counts.bytes_in;
+        report.counts.bytes_out += next.counts.bytes_out;
+        report.members += next.members;
+        report.last_member_out = next.last_member_out;
+        report.trailing_garbage = next.trailing_garbage;
+        report.trailing_zeros = next.trailing_zeros;
+    }
+    Ok(report)
+}
+
+/// Whether `b` starts a member of a format gzip reads after a gzip member.
+fn follower(b: &[u8]) -> bool {
+    [crate::pack::MAGIC, crate::lzw::MAGIC, crate::lzh::MAGIC]
+        .iter()
+        .any(|m| b.starts_with(m))
 }
 
 /// Puts the members an engine failed on (see [`Members`]) back in front of the unread input,
@@ -471,6 +499,11 @@ fn decompress_stream(
             }
             let gzip = end - start >= 2 && buf[start] == 0x1f && buf[start + 1] == 0x8b;
             let zlib = format == Format::Zlib && report.members == 0;
+            if format == Format::Gzip && report.members > 0 && follower(&buf[start..end]) {
+                // A member of another format after gzip members: gzip goes on with it.
+                report.handoff = Some(buf[start..end].to_vec());
+                break;
+            }
             if !(gzip && format == Format::Gzip || zlib) {
                 if report.members == 0 && !copy_plain {
                     // One byte in all: too short to tell, gzip's "unexpected end of file".

@@ -1093,6 +1093,56 @@ fn lzh_files_like_gzip() {
     assert!(mixed.starts_with(&h.stdout) && g.stdout.starts_with(&h.stdout));
 }
 
+/// gzip reads a member of each format it knows after a gzip member (get_method runs for
+/// every member): packed, compress and LZH ones, and gzip members after packed ones. We took
+/// what followed a gzip member for trailing garbage (exit 2, the rest lost). Against gzip:
+/// -dc, -t and -l on gzip + compress, gzip + packed + gzip, gzip + LZH, independent members
+/// (decoded on two engines) + packed + gzip, and gzip + packed + garbage.
+#[test]
+fn members_of_other_formats_after_gzip_members_like_gzip() {
+    use hyperz_tests::lzh::{lzh, LzhOptions};
+    use hyperz_tests::pack::pack;
+    let t = Twin::new("follow");
+    let text = sample("alice29.txt");
+    let xls = sample("kennedy.xls");
+    let gz = |d: &[u8]| run_in(&t.root, "gzip", &["-c"], d).1;
+    let z = run_in(&t.root, "compress", &["-c"], &xls).1;
+    let (_, indep) = run_in(&t.root, HYPERZ, &["-i", "-c", "-b", "64"], &xls);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("gz_Z", [gz(&text), z.clone()].concat()),
+        (
+            "gz_pack_gz",
+            [gz(&text), pack(&xls), gz(b"tail\n")].concat(),
+        ),
+        (
+            "gz_lzh",
+            [gz(&xls), lzh(&text, LzhOptions::default())].concat(),
+        ),
+        ("indep_pack_gz", [indep, pack(&text), gz(&text)].concat()),
+        (
+            "gz_pack_junk",
+            [gz(&text), pack(&xls), b"junk".to_vec()].concat(),
+        ),
+    ];
+    for (name, data) in &cases {
+        t.write(name, data);
+    }
+    t.touch(1_700_000_000, cases.iter().map(|(n, _)| n));
+    for (name, data) in &cases {
+        for args in [&["-dc", name][..], &["-t", name], &["-l", name]] {
+            let r = t.run(args);
+            assert_eq!(codes(&r).0, codes(&r).1, "{args:?}: exit codes");
+            assert!(r.0.stdout == r.1.stdout, "{args:?}: output differs");
+        }
+        let want = run_in(&t.root, "gzip", &["-dc"], data);
+        let two = run_in(&t.root, HYPERZ, &["-dc", "-p", "2"], data);
+        assert!(want == two, "{name} on two engines");
+    }
+    let r = t.run(&["-dc", "gz_pack_gz"]);
+    assert_eq!(codes(&r), (Some(0), Some(0)));
+    assert_eq!(r.1.stdout, [&text[..], &xls, b"tail\n"].concat());
+}
+
 /// Independent members (-i) are decoded on every engine after the first: the output and the
 /// exit code with two engines are those with one (the sequential decoder) and gzip's, on an
 /// intact stream, with a damaged member in the middle, cut inside a member, with a foreign
