@@ -225,8 +225,8 @@ fn member<R: BufRead>(r: &mut R, out: &mut dyn Write, base: u64) -> Result<u64, 
 }
 
 /// Decompresses the packed members that start `r` (with [`MAGIC`]) into `w`. Returns what they
-/// gave and, if a gzip member follows them, the input read past them (the rest is still in
-/// `r`), for the gzip decoder to go on with. Anything else after them is trailing garbage, or
+/// gave and, if a gzip, compress or LZH member follows them, the input read past them (the
+/// rest is still in `r`), for its decoder to go on with. Anything else after them is trailing garbage, or
 /// copied as it is with `copy_plain` (gzip's `-cf`).
 pub fn decompress(
     r: &mut dyn Read,
@@ -255,7 +255,13 @@ pub fn decompress(
             continue;
         }
         let head = &magic[..n];
-        if n == 2 && (magic == [0x1f, 0x8b] || magic == crate::codec::OLD_GZIP_MAGIC) {
+        let next = [
+            [0x1f, 0x8b],
+            crate::codec::OLD_GZIP_MAGIC,
+            crate::lzw::MAGIC,
+            crate::lzh::MAGIC,
+        ];
+        if n == 2 && next.contains(&magic) {
             let mut rest = head.to_vec();
             rest.extend_from_slice(br.buffer());
             follows = Some(rest);

@@ -1097,7 +1097,8 @@ fn lzh_files_like_gzip() {
 /// every member): packed, compress and LZH ones, and gzip members after packed ones. We took
 /// what followed a gzip member for trailing garbage (exit 2, the rest lost). Against gzip:
 /// -dc, -t and -l on gzip + compress, gzip + packed + gzip, gzip + LZH, independent members
-/// (decoded on two engines) + packed + gzip, and gzip + packed + garbage.
+/// (decoded on two engines) + packed + gzip, gzip + packed + garbage, packed + compress and
+/// packed + LZH.
 #[test]
 fn members_of_other_formats_after_gzip_members_like_gzip() {
     use hyperz_tests::lzh::{lzh, LzhOptions};
@@ -1122,6 +1123,11 @@ fn members_of_other_formats_after_gzip_members_like_gzip() {
         (
             "gz_pack_junk",
             [gz(&text), pack(&xls), b"junk".to_vec()].concat(),
+        ),
+        ("pack_Z", [pack(&text), z.clone()].concat()),
+        (
+            "pack_lzh",
+            [pack(&text), lzh(&xls, LzhOptions::default())].concat(),
         ),
     ];
     for (name, data) in &cases {
