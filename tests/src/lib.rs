@@ -99,6 +99,31 @@ pub fn run_tool(program: &str, args: &[&str], stdin: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Huffman code lengths: the two lightest groups merged until one is left, each merge
+/// deepening its members by one. `leaves` are (weight, key, symbol); equal weights go by key,
+/// and merged groups come after every leaf of the same weight with a key below 1000, so the
+/// lengths are deterministic. The result has a length for each symbol below `n` (0 for the
+/// symbols not among the leaves; one leaf alone gets 0 too).
+pub fn huffman_depths(leaves: &[(u64, usize, usize)], n: usize) -> Vec<usize> {
+    let mut depth = vec![0usize; n];
+    let mut groups: Vec<(u64, usize, Vec<usize>)> =
+        leaves.iter().map(|&(w, k, s)| (w, k, vec![s])).collect();
+    let mut order = 1000;
+    while groups.len() > 1 {
+        groups.sort_by_key(|g| std::cmp::Reverse((g.0, g.1)));
+        let (f1, _, a) = groups.pop().unwrap();
+        let (f2, _, b) = groups.pop().unwrap();
+        let mut merged = a;
+        merged.extend(b);
+        for &s in &merged {
+            depth[s] += 1;
+        }
+        groups.push((f1 + f2, order, merged));
+        order += 1;
+    }
+    depth
+}
+
 /// A xorshift64 generator: the reproducible random choices of the differential tests.
 pub fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
     move || {

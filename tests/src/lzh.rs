@@ -121,29 +121,13 @@ impl BitWriter {
 fn lengths(freq: &[u32]) -> Vec<u8> {
     let mut f: Vec<u64> = freq.iter().map(|&x| x as u64).collect();
     loop {
-        let mut depth = vec![0u8; f.len()];
-        let mut groups: Vec<(u64, usize, Vec<usize>)> = (0..f.len())
+        let leaves: Vec<(u64, usize, usize)> = (0..f.len())
             .filter(|&s| f[s] > 0)
-            .map(|s| (f[s], s, vec![s]))
+            .map(|s| (f[s], s, s))
             .collect();
-        if groups.len() < 2 {
-            return depth;
-        }
-        let mut order = f.len();
-        while groups.len() > 1 {
-            groups.sort_by_key(|g| std::cmp::Reverse((g.0, g.1)));
-            let (f1, _, a) = groups.pop().unwrap();
-            let (f2, _, b) = groups.pop().unwrap();
-            let mut merged = a;
-            merged.extend(b);
-            for &s in &merged {
-                depth[s] += 1;
-            }
-            groups.push((f1 + f2, order, merged));
-            order += 1;
-        }
+        let depth = crate::huffman_depths(&leaves, f.len());
         if depth.iter().all(|&d| d <= 16) {
-            return depth;
+            return depth.iter().map(|&d| d as u8).collect();
         }
         for x in f.iter_mut().filter(|x| **x > 0) {
             *x = (*x / 2).max(1);

@@ -13,27 +13,13 @@ pub fn pack(data: &[u8]) -> Vec<u8> {
     for &b in data {
         count[b as usize] += 1;
     }
-    // Huffman: merge the two lightest groups until one is left; each merge deepens its
-    // symbols by one. Ties broken by creation order, so the output is deterministic.
-    let mut groups: Vec<(u64, usize, Vec<usize>)> = (0..256)
+    // Huffman over the used bytes and the end code, of count 0 (key 0, as byte 0's).
+    let mut leaves: Vec<(u64, usize, usize)> = (0..256)
         .filter(|&s| count[s] > 0)
-        .map(|s| (count[s], s, vec![s]))
+        .map(|s| (count[s], s, s))
         .collect();
-    groups.push((0, 0, vec![EOB]));
-    let mut depth = [0usize; 257];
-    let mut order = 1000;
-    while groups.len() > 1 {
-        groups.sort_by_key(|g| std::cmp::Reverse((g.0, g.1)));
-        let (f1, _, a) = groups.pop().unwrap();
-        let (f2, _, b) = groups.pop().unwrap();
-        let mut merged = a;
-        merged.extend(b);
-        for &s in &merged {
-            depth[s] += 1;
-        }
-        groups.push((f1 + f2, order, merged));
-        order += 1;
-    }
+    leaves.push((0, 0, EOB));
+    let depth = crate::huffman_depths(&leaves, 257);
     let max_len = depth.iter().copied().max().unwrap();
     assert!(max_len <= 24 && depth[EOB] == max_len, "too deep for pack");
     // Leaves of each length in byte order; the end code last among the longest.

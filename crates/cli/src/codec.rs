@@ -253,6 +253,22 @@ pub struct DecodeReport {
     pub handoff: Option<Vec<u8>>,
 }
 
+impl DecodeReport {
+    /// The report of a format that is one member read to the input's end (a compress or
+    /// LZH file, a zip archive's first entry): `bytes_in` read, `bytes_out` written.
+    pub fn one_member(bytes_in: u64, bytes_out: u64) -> DecodeReport {
+        DecodeReport {
+            counts: Counts {
+                bytes_in,
+                bytes_out,
+            },
+            members: 1,
+            last_member_out: bytes_out,
+            ..DecodeReport::default()
+        }
+    }
+}
+
 /// The magic gzip 0.5 wrote (`OLD_GZIP_MAGIC` in gzip's source); the member is the same as one
 /// with `1f 8b`.
 pub const OLD_GZIP_MAGIC: [u8; 2] = [0x1f, 0x9e];

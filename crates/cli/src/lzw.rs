@@ -12,7 +12,7 @@
 //! is not in the table yet is an error.
 #![forbid(unsafe_code)]
 
-use crate::codec::{CodecError, Counted, Counts, DecodeReport};
+use crate::codec::{CodecError, Counted, DecodeReport};
 use crate::progress::Progress;
 use std::io::{self, BufRead, BufReader, Read, Write};
 
@@ -224,13 +224,7 @@ pub fn decompress(
     io::copy(&mut rest, &mut io::sink()).map_err(CodecError::Read)?;
     drop(rest);
     Ok(DecodeReport {
-        counts: Counts {
-            bytes_in: counted.n,
-            bytes_out: written,
-        },
-        members: 1,
-        last_member_out: written,
         lzw: true,
-        ..DecodeReport::default()
+        ..DecodeReport::one_member(counted.n, written)
     })
 }

@@ -13,7 +13,7 @@
 //! zip64 records only where a size or offset needs more than 32 bits.
 #![forbid(unsafe_code)]
 
-use crate::codec::{CodecError, Counted, Counts, DecodeReport};
+use crate::codec::{CodecError, Counted, DecodeReport};
 use crate::progress::Progress;
 use hyperz_engine::checksum::crc32;
 use hyperz_engine::inflate::{ErrorKind, InflateError, Inflater, StreamState};
@@ -217,15 +217,9 @@ pub fn decompress(
     io::copy(&mut br, &mut io::sink()).map_err(CodecError::Read)?;
     drop(br);
     Ok(DecodeReport {
-        counts: Counts {
-            bytes_in: counted.n,
-            bytes_out: written,
-        },
-        members: 1,
-        last_member_out: written,
         more_entries,
         zip_method: Some(e.method),
-        ..DecodeReport::default()
+        ..DecodeReport::one_member(counted.n, written)
     })
 }
 

@@ -930,6 +930,17 @@ fn zip_output_like_pigz() {
     assert_eq!(names[1], b"['table.csv']\n");
 }
 
+/// `z` with `n` bytes after its first `keep` set to random values.
+fn damaged(z: &[u8], keep: usize, n: usize, rnd: &mut impl FnMut() -> u64) -> Vec<u8> {
+    let mut d = z.to_vec();
+    for _ in 0..n {
+        let r = rnd();
+        let at = keep + (r >> 8) as usize % (d.len() - keep);
+        d[at] = r as u8;
+    }
+    d
+}
+
 /// compress (.Z) files as gzip reads them: written by ncompress at code widths 10 to 16, in
 /// block mode (with table clears on mixed data) and without (-C, which neither gzip nor
 /// compress itself decodes: then the same error), empty and one byte; -dc,
@@ -986,17 +997,10 @@ fn compress_files_like_gzip() {
     let r = t.run(&[&["-d"][..], &all].concat());
     assert_eq!(codes(&r), (Some(0), Some(0)));
     t.assert_same_state("-d *.Z");
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = hyperz_tests::xorshift(0x2545_F491_4F6C_DD1D);
     let z = &names.iter().find(|(n, _)| n == "m12.Z").unwrap().1;
     for i in 0..200 {
-        let mut d = z.clone();
-        for _ in 0..1 + i % 3 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let at = 3 + (seed >> 8) as usize % (d.len() - 3);
-            d[at] = seed as u8;
-        }
+        let d = damaged(z, 3, 1 + i % 3, &mut rnd);
         assert_eq!(
             run_in(&t.root, "gzip", &["-dc"], &d),
             run_in(&t.root, HYPERZ, &["-dc"], &d),
@@ -1059,17 +1063,10 @@ fn lzh_files_like_gzip() {
     assert_eq!(codes(&r), (Some(0), Some(0)));
     t.assert_same_state("-d *.Z");
     let z = &names.iter().find(|(n, _)| n == "mb.Z").unwrap().1;
-    let mut seed = 0x2545_F491_4F6C_DD1Eu64;
+    let mut rnd = hyperz_tests::xorshift(0x2545_F491_4F6C_DD1E);
     let mut alone = 0;
     for i in 0..200 {
-        let mut d = z.clone();
-        for _ in 0..1 + i % 3 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let at = 2 + (seed >> 8) as usize % (d.len() - 2);
-            d[at] = seed as u8;
-        }
+        let d = damaged(z, 2, 1 + i % 3, &mut rnd);
         let g = run_in(&t.root, "gzip", &["-dc"], &d);
         let h = run_in(&t.root, HYPERZ, &["-dc"], &d);
         match (g.0, h.0) {
