@@ -930,6 +930,18 @@ fn zip_output_like_pigz() {
     assert_eq!(names[1], b"['table.csv']\n");
 }
 
+/// The inputs of the other-format tests: text ("t"), mixed data ("m"), no bytes ("e") and
+/// one ("o").
+fn format_samples() -> [(&'static str, Vec<u8>); 4] {
+    let mixed = [sample("kennedy.xls"), sample("alice29.txt"), sample("ptt5")].concat();
+    [
+        ("t", sample("alice29.txt")),
+        ("m", mixed),
+        ("e", Vec::new()),
+        ("o", b"x".to_vec()),
+    ]
+}
+
 /// `z` with `n` bytes after its first `keep` set to random values.
 fn damaged(z: &[u8], keep: usize, n: usize, rnd: &mut impl FnMut() -> u64) -> Vec<u8> {
     let mut d = z.to_vec();
@@ -950,15 +962,8 @@ fn damaged(z: &[u8], keep: usize, n: usize, rnd: &mut impl FnMut() -> u64) -> Ve
 #[test]
 fn compress_files_like_gzip() {
     let t = Twin::new("lzw");
-    let text = sample("alice29.txt");
-    let mixed: Vec<u8> = [sample("kennedy.xls"), sample("alice29.txt"), sample("ptt5")].concat();
     let mut names = Vec::new();
-    for (name, data) in [
-        ("t", &text),
-        ("m", &mixed),
-        ("e", &Vec::new()),
-        ("o", &b"x".to_vec()),
-    ] {
+    for (name, data) in &format_samples() {
         // (Not -b 9: compress 4.2's own decoder and gzip's both reject what it writes there.)
         for (bits, compat) in [("10", false), ("12", false), ("16", false), ("16", true)] {
             let mut args = vec!["-c", "-b", bits];
@@ -1021,15 +1026,10 @@ fn compress_files_like_gzip() {
 fn lzh_files_like_gzip() {
     use hyperz_tests::lzh::{lzh, LzhOptions};
     let t = Twin::new("lzh");
-    let text = sample("alice29.txt");
-    let mixed: Vec<u8> = [sample("kennedy.xls"), sample("alice29.txt"), sample("ptt5")].concat();
+    let samples = format_samples();
+    let mixed = &samples[1].1;
     let mut names = Vec::new();
-    for (name, data) in [
-        ("t", &text),
-        ("m", &mixed),
-        ("e", &Vec::new()),
-        ("o", &b"x".to_vec()),
-    ] {
+    for (name, data) in &samples {
         for (tag, block_codes, matches) in
             [("", 16_384, true), ("b", 100, true), ("l", 16_384, false)]
         {
