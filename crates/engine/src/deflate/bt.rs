@@ -67,8 +67,8 @@ const FOUND: usize = 256;
 /// are cheap ones, that find a copy `nice` bytes long at once; inserting only the tail saved
 /// a little more but cost 1,200 bytes.
 const INSIDE_STRIDE: usize = 3;
-/// See [`INSIDE_STRIDE`]: every one of a match's last 16 positions is inserted (4, 16 or 32:
-/// within 80 bytes).
+/// See [`INSIDE_STRIDE`]: every one of a match's last 16 positions is inserted (a tail of 4,
+/// 16 or 32 at every second position: within 80 bytes of each other).
 const INSIDE_TAIL: usize = 16;
 
 /// log2 of the number of tree roots.
@@ -261,10 +261,10 @@ mod tests {
 
     /// The trees trust their known prefixes, so every recorded length must still be exact:
     /// parsed as the near-optimal tier parses (windows that clamp the lengths, some positions
-    /// inside long matches only inserted), on data full of long common prefixes (two-letter noise,
-    /// periods, runs crossing window ends), each match equals its true length clamped to the
-    /// window end (the 3-byte table's match is real for its 3 bytes), the lengths increase and
-    /// the distances stay in the window.
+    /// inside long matches only inserted), on data full of long common prefixes (two-letter
+    /// noise, periods, runs crossing window ends), each match equals its true length clamped
+    /// to the window end (the 3-byte table's match is real for its 3 bytes), the lengths
+    /// increase and the distances stay in the window.
     #[test]
     fn recorded_lengths_are_exact() {
         let mut rnd = xorshift(0x5DEE_CE66_D1CE_4E5Bu64);

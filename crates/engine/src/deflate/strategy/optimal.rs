@@ -3,10 +3,10 @@
 //! The segment is cut into windows of `WINDOW` bytes. For each window every position's
 //! candidate matches (each longer than all closer ones) are collected from deep binary-tree
 //! searches (`bt.rs`); positions inside a match of `nice` length or more are not searched,
-//! and only some of them are inserted (`Bt::skip_match`). Every other position is searched, also in data that looks incompressible to
-//! a run of misses (the greedy and lazy tiers step over such stretches): the skipped
-//! positions' matches cost 1.2% on a PDF with compressed streams (paper-100k: 1.250 against
-//! 1.265 at level 12). Only a window that follows one whose parse found (almost) no matches
+//! and only some of them are inserted (`Bt::skip_match`). Every other position is searched,
+//! also in data that looks incompressible to a run of misses (the greedy and lazy tiers step
+//! over such stretches): the skipped positions' matches cost 1.2% on a PDF with compressed
+//! streams (paper-100k: 1.250 against 1.265 at level 12). Only a window that follows one whose parse found (almost) no matches
 //! is searched sparsely (`QUIET_SHARE`), which that PDF never triggers.
 //! Then a backward dynamic program picks, for every position, the literal or (length,
 //! distance) that minimises the total bit cost to the window end, trying every length a
