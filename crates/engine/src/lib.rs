@@ -22,6 +22,7 @@ pub mod checksum;
 pub mod deflate;
 pub mod format;
 pub mod inflate;
+mod lanes;
 pub mod mem;
 
 pub use format::{Format, GzipHeader};

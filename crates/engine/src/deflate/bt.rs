@@ -29,6 +29,7 @@
 #![forbid(unsafe_code)]
 
 use super::matchfind::{self, load32, match_len, match_len_order, MAX_MATCH};
+use super::tables::dist_sym;
 use crate::mem::ZeroTable;
 use std::hint::select_unpredictable;
 
@@ -37,8 +38,6 @@ use std::hint::select_unpredictable;
 pub struct Bt {
     head: Vec<u32>,
     child: ZeroTable<CHILD>,
-    /// The walk's matches, copied to the caller's list after it (see [`Bt::advance`]).
-    found: Box<[(u16, u16); FOUND]>,
     head3: Vec<u32>,
     mask: usize,
     /// Next position to insert.
@@ -55,9 +54,10 @@ pub struct Bt {
 const CHILD: usize = 2 << 15;
 /// Mask of a child slot index.
 const SLOT_MASK: usize = CHILD - 1;
-/// Room for the matches one walk records: each is longer than the one before, from 4 up to
-/// 258 bytes, so there are at most 255.
-const FOUND: usize = 256;
+/// Room the caller leaves for the matches one walk records ([`Bt::advance`]): the 3-byte
+/// table's, then the trees', each longer than the one before, from 4 up to 258 bytes, so at
+/// most 256 in all.
+pub const FOUND: usize = 256;
 
 /// Inside a match of `nice` bytes or more ([`Bt::skip_match`]), every third position is
 /// inserted, and the last [`INSIDE_TAIL`]. Per-file corpus at level 10 against inserting
@@ -88,6 +88,23 @@ fn hash3(v: u32) -> usize {
     matchfind::hash3(v, HASH3_BITS)
 }
 
+/// A match as the trees record it: the length in the low [`LEN_BITS`] bits of the first
+/// half, its distance symbol (0-29) above them, and the distance. The symbol is found once,
+/// here, where a match is recorded (1.6 times per input byte on text), and not again by each
+/// pass of the parser that prices it (`strategy/dp.rs`).
+#[inline(always)]
+pub fn pack(len: usize, dist: usize) -> (u16, u16) {
+    (
+        (len | dist_sym(dist as u32) << LEN_BITS) as u16,
+        dist as u16,
+    )
+}
+
+/// Bits of a packed match's length (see [`pack`]).
+pub const LEN_BITS: u32 = 9;
+/// Mask of a packed match's length.
+pub const LEN_MASK: u16 = (1 << LEN_BITS) - 1;
+
 impl Bt {
     /// Trees for a window of `1 << window_bits` (at most 32 KiB: the masked child slots
     /// hold no more).
@@ -96,7 +113,6 @@ impl Bt {
         Bt {
             head: vec![0; 1 << HASH_BITS],
             child: ZeroTable::new(),
-            found: Box::new([(0, 0); FOUND]),
             head3: Vec::new(),
             mask: w - 1,
             next: 0,
@@ -119,7 +135,7 @@ impl Bt {
     pub fn skip_to(&mut self, buf: &[u8], to: usize, depth: u32, nice: usize, max_dist: usize) {
         while self.next < to {
             let p = self.next;
-            self.advance::<false>(buf, p, 0, depth, nice, max_dist, &mut Vec::new());
+            self.advance::<false>(buf, p, 0, depth, nice, max_dist, &mut []);
         }
     }
 
@@ -132,18 +148,19 @@ impl Bt {
         let tail = to.saturating_sub(INSIDE_TAIL).max(self.next);
         let mut p = self.next;
         while p < tail {
-            self.advance::<false>(buf, p, 0, depth, nice, max_dist, &mut Vec::new());
+            self.advance::<false>(buf, p, 0, depth, nice, max_dist, &mut []);
             p += INSIDE_STRIDE;
         }
         self.next = self.next.max(tail);
         self.skip_to(buf, to, depth, nice, max_dist);
     }
 
-    /// Inserts `pos` (the caller goes in order) and, with `RECORD`, appends to `out` every
-    /// match longer than all closer ones as (length, distance), after the latest length-3 match
-    /// if `hash3` is set and there is one, with lengths clamped to end at `rec_end`. Returns the
-    /// longest length recorded from the trees (0 if < 4; always 0 without `RECORD`). `buf` is
-    /// the whole segment buffer (see the module doc).
+    /// Inserts `pos` (the caller goes in order) and, with `RECORD`, writes to the start of
+    /// `out` (at least [`FOUND`] long) every match longer than all closer ones, [`pack`]ed,
+    /// after the latest length-3 match if `hash3` is set and there is one, with lengths
+    /// clamped to end at `rec_end`. Returns how many it wrote and the longest length
+    /// recorded from the trees (0 if < 4; both 0 without `RECORD`). `buf` is the whole
+    /// segment buffer (see the module doc).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn advance<const RECORD: bool>(
@@ -154,13 +171,19 @@ impl Bt {
         depth: u32,
         nice: usize,
         max_dist: usize,
-        out: &mut Vec<(u16, u16)>,
-    ) -> usize {
+        out: &mut [(u16, u16)],
+    ) -> (usize, usize) {
         self.next = pos + 1;
         let end = buf.len();
         if pos + 4 > end {
-            return 0;
+            return (0, 0);
         }
+        // The walk writes its matches straight into the caller's list (no `Vec` push, whose
+        // capacity test and grow call in the loop cost levels 10-12 2-4% of their time, nor a
+        // copy after it: its `memcpy` call took 1-2%). Sliced to `FOUND`, the masked indices
+        // below need no bounds check.
+        let found: &mut [(u16, u16)] = if RECORD { &mut out[..FOUND] } else { out };
+        let mut n = 0usize;
         // An insertion compares no further than `nice`: a walk stops at a match that long
         // whatever its length, and records nothing (libdeflate's skip does the same). Inside a
         // run of one byte each insertion compared all 258 bytes: 100 MB of zeros at level 10
@@ -186,7 +209,8 @@ impl Bt {
             *slot3 = pos as u32 + 1;
             // First in the list: the lengths increase.
             if RECORD && rec_max >= 3 && c3 > cutoff && (load32(buf, c3 - 1) ^ v) << 8 == 0 {
-                out.push((3, (pos + 1 - c3) as u16));
+                found[0] = pack(3, pos + 1 - c3);
+                n = 1;
             }
         }
         let h = hash4(v);
@@ -194,12 +218,6 @@ impl Bt {
         self.head[h] = pos as u32 + 1;
         let mask = self.mask;
         let child = &mut *self.child;
-        // The walk records its matches here, not in `out`: a push to a `Vec` (its capacity
-        // test and the call that grows it) in the loop cost levels 10-12 2-4% of their time
-        // (same output; median per-file time ratio, both versions in one binary alternating
-        // file by file, either as the second code path).
-        let found = &mut *self.found;
-        let mut n = 0usize;
         // Every slot index is below `CHILD` (a position's two slots, `2 * (p & mask) + 0/1`);
         // the masks below only tell the compiler so.
         let slot = 2 * (pos & mask);
@@ -223,7 +241,7 @@ impl Bt {
             if RECORD && len > best && best < rec_max {
                 debug_assert_eq!(len, match_len(buf, c, pos, max), "known prefix overstated");
                 best = len.min(rec_max);
-                found[n & (FOUND - 1)] = (best as u16, (pos - c) as u16);
+                found[n & (FOUND - 1)] = pack(best, pos - c);
                 n += 1;
             }
             if len >= nice {
@@ -245,12 +263,7 @@ impl Bt {
             cur = select_unpredictable(lt, pair[1], pair[0]) as usize;
             depth -= 1;
         }
-        out.extend_from_slice(&found[..n]);
-        if best > 3 {
-            best
-        } else {
-            0
-        }
+        (n, if best > 3 { best } else { 0 })
     }
 }
 
@@ -264,7 +277,7 @@ mod tests {
     /// inside long matches only inserted), on data full of long common prefixes (two-letter
     /// noise, periods, runs crossing window ends), each match equals its true length clamped
     /// to the window end (the 3-byte table's match is real for its 3 bytes), the lengths
-    /// increase and the distances stay in the window.
+    /// increase, the distances stay in the window and each carries its distance symbol.
     #[test]
     fn recorded_lengths_are_exact() {
         let mut rnd = xorshift(0x5DEE_CE66_D1CE_4E5Bu64);
@@ -291,17 +304,18 @@ mod tests {
                 let mut bt = Bt::new(15);
                 bt.hash3 = hash3;
                 bt.reset();
-                let (mut w0, mut out) = (0usize, Vec::new());
+                let (mut w0, mut out) = (0usize, [(0u16, 0u16); FOUND]);
                 while w0 < data.len() {
                     let w1 = (w0 + window).min(data.len());
                     let mut p = w0;
                     while p < w1 {
-                        out.clear();
-                        let long = bt.advance::<true>(data, p, w1, depth, nice, 1 << 15, &mut out);
+                        let (n, long) =
+                            bt.advance::<true>(data, p, w1, depth, nice, 1 << 15, &mut out);
                         let max = (data.len() - p).min(MAX_MATCH);
                         let mut prev = 0;
-                        for &(l, d) in &out {
-                            let (l, d) = (l as usize, d as usize);
+                        for &(l, d) in &out[..n] {
+                            assert_eq!((l >> LEN_BITS) as usize, dist_sym(d as u32));
+                            let (l, d) = ((l & LEN_MASK) as usize, d as usize);
                             assert!(l > prev && l >= 3 && p + l <= w1 && (1..=p).contains(&d));
                             let exact = match_len(data, p - d, p, max).min(w1 - p);
                             // The 3-byte table's match is reported as 3 bytes long.

@@ -11,7 +11,7 @@ use super::bt::Bt;
 use super::matchfind::{Chains, SmallChains};
 use super::plan::Plan;
 use super::split::Splitter;
-use super::strategy::optimal::Costs;
+use super::strategy::dp::Costs;
 use super::LevelRow;
 
 /// How a segment's match finder was keyed, which a segment that continues it must keep.

@@ -20,6 +20,8 @@ mod container;
 mod ctx;
 pub(crate) mod huffman;
 mod matchfind;
+#[cfg(test)]
+pub(crate) use matchfind::xorshift;
 mod minlen;
 mod plan;
 mod split;

@@ -1,4 +1,5 @@
 //! One parser per tier; `super::LevelRow` picks one per level.
+pub mod dp;
 pub mod fast;
 pub mod huffman_only;
 pub mod lazy;

@@ -6,9 +6,10 @@
 //! and only some of them are inserted (`Bt::skip_match`). Every other position is searched,
 //! also in data that looks incompressible to a run of misses (the greedy and lazy tiers step
 //! over such stretches): the skipped positions' matches cost 1.2% on a PDF with compressed
-//! streams (paper-100k: 1.250 against 1.265 at level 12). Only a window that follows one whose parse found (almost) no matches
-//! is searched sparsely (`QUIET_SHARE`), which that PDF never triggers.
-//! Then a backward dynamic program picks, for every position, the literal or (length,
+//! streams (paper-100k: 1.250 against 1.265 at level 12). Only a window that follows one
+//! whose parse found (almost) no matches is searched sparsely (`QUIET_SHARE`), which that PDF
+//! never triggers.
+//! Then a backward dynamic program (`dp.rs`) picks, for every position, the literal or (length,
 //! distance) that minimises the total bit cost to the window end, trying every length a
 //! candidate allows. Symbols are priced by their information content (in 1/16 bits) in the
 //! previous parse: each pass's parse prices the next pass, and a window's last parse prices
@@ -22,19 +23,18 @@
 //! on windows and first passes below were measured when the statistics splitter chose them.
 #![forbid(unsafe_code)]
 
-use crate::deflate::bt::Bt;
+use super::dp::{Candidates, Costs, Parse};
+use crate::deflate::bt::{pack, Bt, FOUND, LEN_MASK};
 use crate::deflate::ctx::Ctx;
-use crate::deflate::huffman::log2_x16;
 use crate::deflate::matchfind::{match_len, table, MAX_MATCH};
 use crate::deflate::minlen;
-use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
 
 /// Bytes parsed per dynamic program: long enough for stable statistics, short enough that the
 /// prices follow the data and the match lists stay in cache. Corpus / sample ratio at levels
 /// 10, 11, 12 with windows of 16 / 32 / 64 / 128 KiB: L10 3.664 / 3.666 / 3.663 / 3.659,
 /// 4.149 / 4.151 / 4.146 / 4.130; L12 3.680 / 3.682 / 3.682 / 3.681, 4.181 / 4.188 / 4.186 /
 /// 4.163. The speed does not change.
-const WINDOW: usize = 32768;
+pub const WINDOW: usize = 32768;
 /// A window whose parse covers at most 1/`QUIET_SHARE` of its bytes with matches is quiet
 /// (incompressible data: random bytes get a few short matches the prices favour). The next
 /// window then searches and inserts only every `QUIET_STRIDE`-th position, until one of them
@@ -54,71 +54,11 @@ const QUIET_STRIDE: usize = 8;
 const _: () = assert!(QUIET_STRIDE.is_power_of_two());
 /// See [`QUIET_SHARE`]: random bytes almost never give a match this long.
 const QUIET_END: usize = 8;
-/// Price of a symbol the previous pass did not use (its code would be long).
-const UNUSED_COST: u32 = 13;
 /// Extra passes over a stream's first window, which starts from static prices. Per-file
 /// corpus ratio at levels 10 / 11 / 12: none 3.6655 / 3.6807 / 3.6833, one 3.6680 / 3.6816 /
 /// 3.6838 (fields.c at level 10 3.661 -> 3.677, sum 2.986 -> 3.050), two 3.6680 / 3.6822 /
 /// 3.6838. Inputs of one window (most zlib calls) pay the pass in full.
 const EXTRA_FIRST: u32 = 1;
-/// Costs are in 1/SCALE bits.
-const SCALE: u32 = 16;
-
-/// Symbol prices in 1/SCALE bits.
-#[derive(Clone)]
-pub struct Costs {
-    lit: [u32; 286],
-    dist: [u32; 30],
-}
-
-impl Costs {
-    fn initial() -> Costs {
-        let mut lit = [9 * SCALE; 286];
-        for (s, c) in lit.iter_mut().enumerate().take(256) {
-            *c = if (b'a' as usize..=b'z' as usize).contains(&s) || s == b' ' as usize {
-                7 * SCALE
-            } else {
-                9 * SCALE
-            };
-        }
-        for (i, c) in lit.iter_mut().enumerate().skip(257) {
-            *c = (6 + (i as u32 - 257) / 6 + LEN_EXTRA[i - 257] as u32) * SCALE;
-        }
-        let mut dist = [0u32; 30];
-        for (i, c) in dist.iter_mut().enumerate() {
-            *c = (5 + DIST_EXTRA[i] as u32) * SCALE;
-        }
-        Costs { lit, dist }
-    }
-
-    /// Costs in 1/SCALE bits from the symbols' information content, -log2(f / total), clamped
-    /// to what a Huffman code can give (1 to 15 bits). Fractional prices decide near-ties that
-    /// whole code lengths cannot (sample L12 4.158 -> 4.164, L10 4.137 -> 4.141).
-    fn from_freqs(lf: &[u32; 286], df: &[u32; 30]) -> Costs {
-        let bits = |f: u32, total: u32| -> u32 {
-            if f == 0 {
-                UNUSED_COST * SCALE
-            } else {
-                (log2_x16(total) - log2_x16(f)).clamp(SCALE, 15 * SCALE)
-            }
-        };
-        let lt: u32 = lf.iter().sum();
-        let dt: u32 = df.iter().sum::<u32>().max(1);
-        let mut lit = [0u32; 286];
-        for i in 0..286 {
-            lit[i] = bits(lf[i], lt);
-            if i >= 257 {
-                lit[i] += LEN_EXTRA[i - 257] as u32 * SCALE;
-            }
-        }
-        let mut dist = [0u32; 30];
-        for i in 0..30 {
-            dist[i] = bits(df[i], dt) + DIST_EXTRA[i] as u32 * SCALE;
-        }
-        Costs { lit, dist }
-    }
-}
-
 /// Parses `buf[start..]` near-optimally with the level row's depth, nice length, passes and
 /// length-3 matches.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
@@ -138,6 +78,9 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let min_len = if mf.hash3 { min } else { min.max(4) };
     mf.next = start.saturating_sub(max_dist);
     mf.skip_to(buf, start, depth, nice, max_dist);
+    // The candidates of the window's positions, packed (`bt::pack`): `matches[..used]`. The
+    // `Vec` is kept longer: [`FOUND`] + 1 for the next walk and the match `rep` adds, then 4
+    // for the dynamic program's kernel (`dp.rs`).
     let mut matches: Vec<(u16, u16)> = Vec::new();
     // Where each position's candidates start in `matches` (the window's end last). Written by
     // index into an array sized for a window rather than pushed to a `Vec`: with no push (its
@@ -145,8 +88,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     // 4-7% faster (same output; median per-file time ratio, both versions in one binary
     // alternating file by file, either as the second code path).
     let mut first: Box<[u32; WINDOW + 1]> = table();
-    let mut cost: Vec<u32> = Vec::new();
-    let mut choice: Vec<(u16, u16)> = Vec::new();
+    let mut parse = Parse::new();
     let mut w0 = start;
     // The last window's parse was almost all literals.
     let mut quiet = false;
@@ -154,7 +96,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
         let w1 = (w0 + WINDOW).min(buf.len());
         let n = w1 - w0;
         // 1. Candidate matches of every position (limited to the window end).
-        matches.clear();
+        let mut used = 0usize;
         let mut p = w0;
         // After a quiet window only every `QUIET_STRIDE`-th position is searched (and
         // inserted), until one finds a match of `QUIET_END` bytes or more.
@@ -162,22 +104,30 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
         // The distance of the last match of `nice` bytes or more, if it ended here.
         let mut rep = 0usize;
         while p < w1 {
-            first[p - w0] = matches.len() as u32;
+            first[p - w0] = used as u32;
             if (p - w0) & skip_mask != 0 {
                 mf.next = p + 1;
                 p += 1;
                 continue;
             }
-            let at = matches.len();
-            let mut long = mf.advance::<true>(buf, p, w1, depth, nice, max_dist, &mut matches);
+            if matches.len() < used + FOUND + 1 {
+                matches.resize(2 * used + FOUND + 1, (0, 0));
+            }
+            let at = used;
+            let (found, mut long) =
+                mf.advance::<true>(buf, p, w1, depth, nice, max_dist, &mut matches[used..]);
+            used += found;
             if rep != 0 {
                 // Right after a match of `nice` bytes or more: its distance, which goes on
                 // where the data repeats, though the trees may not hold the position that
                 // continues it (the quiet windows' skipped positions).
-                let have = matches[at..].last().map_or(0, |m| m.0 as usize);
+                let have = matches[at..used]
+                    .last()
+                    .map_or(0, |m| (m.0 & LEN_MASK) as usize);
                 let l = match_len(buf, p - rep, p, (w1 - p).min(MAX_MATCH));
                 if l >= 4 && l > have {
-                    matches.push((l as u16, rep as u16));
+                    matches[used] = pack(l, rep);
+                    used += 1;
                     long = long.max(l);
                 }
                 rep = 0;
@@ -186,84 +136,41 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
                 skip_mask = 0;
             }
             if long >= nice {
-                rep = matches[matches.len() - 1].1 as usize;
+                rep = matches[used - 1].1 as usize;
                 let skip_to = (p + long).min(w1);
-                first[p + 1 - w0..skip_to - w0].fill(matches.len() as u32);
+                first[p + 1 - w0..skip_to - w0].fill(used as u32);
                 mf.skip_match(buf, skip_to, depth, nice, max_dist);
                 p = skip_to;
             } else {
                 p += 1;
             }
         }
-        first[n] = matches.len() as u32;
-        // 2. Dynamic program, refined `passes` times.
-        cost.clear();
-        cost.resize(n + 1, 0);
-        choice.clear();
-        choice.resize(n, (0, 0));
-        // The first pass prices symbols as the previous window's final parse used them
-        // (static prices, and a pass more, only for a stream's first window).
+        first[n] = used as u32;
+        if matches.len() < used + 4 {
+            matches.resize(used + 4, (0, 0));
+        }
+        // 2. Dynamic program, refined `passes` times. The first pass prices symbols as the
+        // previous window's final parse used them (static prices, and a pass more, only for a
+        // stream's first window).
         let (mut model, passes) = match ctx.costs.take() {
             Some(m) => (m, passes),
             None => (Costs::initial(), passes + EXTRA_FIRST),
         };
+        let bytes = &buf[w0..w1];
+        let candidates = Candidates {
+            bytes,
+            first: &first,
+            matches: &matches,
+            min_len,
+        };
         for _ in 0..passes {
-            // Every length's price (symbol and extra bits), looked up once per pass.
-            let mut len_cost = [0u32; 259];
-            for (len, c) in len_cost.iter_mut().enumerate().skip(3) {
-                *c = model.lit[257 + LEN_SYM[len] as usize];
-            }
-            for i in (0..n).rev() {
-                let mut best = model.lit[buf[w0 + i] as usize] + cost[i + 1];
-                let mut ch = (0u16, 0u16);
-                let (a, b) = (first[i] as usize, first[i + 1] as usize);
-                let mut from = min_len;
-                for &(l, d) in &matches[a..b] {
-                    let l = l as usize;
-                    if l >= from {
-                        // The distance symbol, found here rather than once per window for
-                        // all passes: most windows get one pass, and a match wholly shorter
-                        // than a closer one never needs it (levels 10 and 11 3-4% faster).
-                        let dc = model.dist[dist_sym(d as u32)];
-                        // Lengths from..=l of this match: the cheapest, first on ties.
-                        let rest = &cost[i + from..=i + l];
-                        for (k, (&lc, &r)) in len_cost[from..=l].iter().zip(rest).enumerate() {
-                            let c = lc + dc + r;
-                            if c < best {
-                                best = c;
-                                ch = ((from + k) as u16, d);
-                            }
-                        }
-                    }
-                    // Never below the minimum: a shorter match earlier in the list (the trees
-                    // report lengths from 4, the 3-byte table 3) must not let the next one be
-                    // taken below it.
-                    from = from.max(l + 1);
-                }
-                cost[i] = best;
-                choice[i] = ch;
-            }
-            // The next pass's prices (the next window's first after the last pass).
-            let (mut lf, mut df) = ([0u32; 286], [0u32; 30]);
-            let mut i = 0;
-            while i < n {
-                let (l, d) = choice[i];
-                if l == 0 {
-                    lf[buf[w0 + i] as usize] += 1;
-                    i += 1;
-                } else {
-                    lf[257 + LEN_SYM[l as usize] as usize] += 1;
-                    df[dist_sym(d as u32)] += 1;
-                    i += l as usize;
-                }
-            }
-            lf[256] = 1;
-            model = Costs::from_freqs(&lf, &df);
+            parse.run(&candidates, &model);
+            model = parse.prices(bytes);
         }
         ctx.costs = Some(model);
         // 3. Emit the chosen path.
-        let mut i = 0;
-        let mut matched = 0;
+        let (mut i, mut matched) = (0, 0);
+        let choice = parse.choice(n);
         while i < n {
             let (l, d) = choice[i];
             if l == 0 {

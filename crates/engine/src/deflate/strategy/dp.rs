@@ -1,0 +1,369 @@
+//! The near-optimal parser's dynamic program (`optimal.rs`): symbol prices, and the backward
+//! pass that picks, for every position of a window, the literal or (length, distance) that
+//! minimises the bits to the window's end, trying every length a candidate match allows.
+//!
+//! A position's candidates come from the binary trees (`bt.rs`), each longer than all closer
+//! ones and [`pack`](crate::deflate::bt::pack)ed with its distance symbol. Each length is
+//! priced with the first (closest) candidate that reaches it. Where the CPU has AVX2 and a
+//! position has at most four candidates (99% of bible.txt's positions at level 10), its
+//! lengths are priced 8 to 32 at a time by a kernel with no data-dependent branch
+//! (`lanes.rs`); the loop over each candidate's lengths ends at a different count every time
+//! and was mispredicted about once per candidate. Either way the parse is the same, first
+//! length on ties: the output does not depend on the CPU.
+#![forbid(unsafe_code)]
+
+use super::optimal::WINDOW;
+use crate::arch::Avx2;
+use crate::deflate::bt::{LEN_BITS, LEN_MASK};
+use crate::deflate::huffman::log2_x16;
+use crate::deflate::matchfind::MAX_MATCH;
+use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
+use crate::lanes::{self, LANES};
+
+/// Price of a symbol the previous pass did not use (its code would be long).
+const UNUSED_COST: u32 = 13;
+/// Costs are in 1/SCALE bits.
+const SCALE: u32 = 16;
+/// Candidates the kernel takes at one position (more go through the plain loop: 0.7% of
+/// bible.txt's positions at level 10).
+const KERNEL_MATCHES: usize = 4;
+/// Prices per length: every length's, then room for a kernel's lanes past the longest.
+type LenCosts = [u32; MAX_MATCH + 1 + LANES];
+/// Costs to the window's end: every position's, the end's, and room for a kernel's lanes
+/// past the end (read, never chosen).
+const COST_LEN: usize = WINDOW + 1 + MAX_MATCH + LANES;
+
+/// Symbol prices in 1/SCALE bits.
+#[derive(Clone)]
+pub struct Costs {
+    lit: [u32; 286],
+    /// Distance symbols 0-29, and two never used: a packed symbol needs no bounds check.
+    dist: [u32; 32],
+}
+
+impl Costs {
+    /// Static prices, for a stream's first window.
+    pub fn initial() -> Costs {
+        let mut lit = [9 * SCALE; 286];
+        for (s, c) in lit.iter_mut().enumerate().take(256) {
+            *c = if (b'a' as usize..=b'z' as usize).contains(&s) || s == b' ' as usize {
+                7 * SCALE
+            } else {
+                9 * SCALE
+            };
+        }
+        for (i, c) in lit.iter_mut().enumerate().skip(257) {
+            *c = (6 + (i as u32 - 257) / 6 + LEN_EXTRA[i - 257] as u32) * SCALE;
+        }
+        let mut dist = [0u32; 32];
+        for (i, c) in dist.iter_mut().enumerate().take(30) {
+            *c = (5 + DIST_EXTRA[i] as u32) * SCALE;
+        }
+        Costs { lit, dist }
+    }
+
+    /// Costs in 1/SCALE bits from the symbols' information content, -log2(f / total), clamped
+    /// to what a Huffman code can give (1 to 15 bits). Fractional prices decide near-ties that
+    /// whole code lengths cannot (sample L12 4.158 -> 4.164, L10 4.137 -> 4.141).
+    fn from_freqs(lf: &[u32; 286], df: &[u32; 30]) -> Costs {
+        let bits = |f: u32, total: u32| -> u32 {
+            if f == 0 {
+                UNUSED_COST * SCALE
+            } else {
+                (log2_x16(total) - log2_x16(f)).clamp(SCALE, 15 * SCALE)
+            }
+        };
+        let lt: u32 = lf.iter().sum();
+        let dt: u32 = df.iter().sum::<u32>().max(1);
+        let mut lit = [0u32; 286];
+        for i in 0..286 {
+            lit[i] = bits(lf[i], lt);
+            if i >= 257 {
+                lit[i] += LEN_EXTRA[i - 257] as u32 * SCALE;
+            }
+        }
+        let mut dist = [0u32; 32];
+        for i in 0..30 {
+            dist[i] = bits(df[i], dt) + DIST_EXTRA[i] as u32 * SCALE;
+        }
+        Costs { lit, dist }
+    }
+
+    /// Every length's price (symbol and extra bits), looked up once per pass.
+    fn len_costs(&self) -> LenCosts {
+        let mut lc = [0u32; MAX_MATCH + 1 + LANES];
+        for (len, c) in lc.iter_mut().enumerate().take(MAX_MATCH + 1).skip(3) {
+            *c = self.lit[257 + LEN_SYM[len] as usize];
+        }
+        lc
+    }
+}
+
+/// A window's bytes and candidate matches, as the dynamic program reads them.
+pub struct Candidates<'a> {
+    /// The window (at most [`WINDOW`] bytes).
+    pub bytes: &'a [u8],
+    /// Where each position's candidates start in `matches`; `first[bytes.len()]` is where the
+    /// last position's end.
+    pub first: &'a [u32; WINDOW + 1],
+    /// The candidates, packed, with at least [`KERNEL_MATCHES`] entries of any value after
+    /// the last position's (the kernel reads four at once).
+    pub matches: &'a [(u16, u16)],
+    /// Shortest length to take (the trees report lengths from 4, the 3-byte table 3, and
+    /// Z_FILTERED asks for 6).
+    pub min_len: usize,
+}
+
+/// A window's parse: each position's cost to the window's end and cheapest choice, (0, 0) for
+/// a literal. The arrays are sized for any window and never cleared: a pass writes each
+/// position's before reading it.
+pub struct Parse {
+    cost: Box<[u32; COST_LEN]>,
+    choice: Box<[(u16, u16); WINDOW]>,
+}
+
+impl Parse {
+    pub fn new() -> Parse {
+        Parse {
+            cost: vec![0; COST_LEN]
+                .into_boxed_slice()
+                .try_into()
+                .expect("COST_LEN"),
+            choice: vec![(0, 0); WINDOW]
+                .into_boxed_slice()
+                .try_into()
+                .expect("WINDOW"),
+        }
+    }
+
+    /// One pass over `c` with the prices `model`.
+    pub fn run(&mut self, c: &Candidates, model: &Costs) {
+        let lc = model.len_costs();
+        let (cost, choice) = (&mut *self.cost, &mut *self.choice);
+        crate::arch::with_avx2(
+            #[inline(always)]
+            |tok| pass(tok, c, model, &lc, cost, choice),
+        );
+    }
+
+    /// The choices of the last pass over a window of `n` bytes.
+    pub fn choice(&self, n: usize) -> &[(u16, u16)] {
+        &self.choice[..n]
+    }
+
+    /// The prices the last pass's parse of `bytes` gives its symbols (the next pass's, or the
+    /// next window's first).
+    pub fn prices(&self, bytes: &[u8]) -> Costs {
+        let (mut lf, mut df) = ([0u32; 286], [0u32; 30]);
+        let mut i = 0;
+        while i < bytes.len() {
+            let (l, d) = self.choice[i];
+            if l == 0 {
+                lf[bytes[i] as usize] += 1;
+                i += 1;
+            } else {
+                lf[257 + LEN_SYM[l as usize] as usize] += 1;
+                df[dist_sym(d as u32)] += 1;
+                i += l as usize;
+            }
+        }
+        lf[256] = 1;
+        Costs::from_freqs(&lf, &df)
+    }
+}
+
+/// The backward pass: `cost[i]` and `choice[i]` for every position `i` of the window, last
+/// first (`cost[n]`, the end, is 0). With `tok`, positions with at most [`KERNEL_MATCHES`]
+/// candidates go through the AVX2 kernel. Against the plain loop alone, in alternating runs
+/// of one binary (same bytes): the kernel on up to 16 lengths at level 10 0.93x the time, at
+/// level 12 0.89x; up to 32, a further 0.97x / 0.96x; longer matches too
+/// ([`long_lanes`]), a further 1.00x / 0.97x.
+#[inline(always)]
+fn pass(
+    tok: Option<Avx2>,
+    c: &Candidates,
+    model: &Costs,
+    len_cost: &LenCosts,
+    cost: &mut [u32; COST_LEN],
+    choice: &mut [(u16, u16); WINDOW],
+) {
+    let Candidates {
+        bytes,
+        first,
+        matches,
+        min_len,
+    } = *c;
+    let n = bytes.len();
+    assert!(n <= WINDOW && min_len <= MAX_MATCH);
+    cost[n] = 0;
+    for i in (0..n).rev() {
+        let mut best = model.lit[bytes[i] as usize] + cost[i + 1];
+        let mut ch = (0u16, 0u16);
+        let (a, b) = (first[i] as usize, first[i + 1] as usize);
+        let k = b - a;
+        // The position's candidates and whatever follows them, and its longest length.
+        let quad: &[(u16, u16); KERNEL_MATCHES] =
+            matches[a..a + KERNEL_MATCHES].try_into().expect("four");
+        let lmax = if k > 0 {
+            (matches[b - 1].0 & LEN_MASK) as usize
+        } else {
+            0
+        };
+        match tok {
+            Some(tok) if k <= KERNEL_MATCHES => {
+                // Lengths past the `k`-th candidate are taken as 0, which reaches no length.
+                let (mut ls, mut ds, mut dcs) = ([0u32; 4], [0u32; 4], [0u32; 4]);
+                for (j, &(l, d)) in quad.iter().enumerate() {
+                    ls[j] = if j < k { (l & LEN_MASK) as u32 } else { 0 };
+                    ds[j] = d as u32;
+                    dcs[j] = model.dist[(l >> LEN_BITS) as usize & 31];
+                }
+                let lc = &len_cost[min_len..min_len + LANES];
+                let cs = &cost[i + min_len..i + min_len + LANES];
+                let (m, lane) = if lmax < min_len + 16 {
+                    lanes::best::<2>(tok, lc, cs, min_len as u32, lmax as u32, ls, dcs)
+                } else {
+                    lanes::best::<4>(tok, lc, cs, min_len as u32, lmax as u32, ls, dcs)
+                };
+                // Found before the comparison, so that it compiles to conditional moves (a
+                // branch on it is mispredicted: 1.03x the time at level 10, 1.04x at 12).
+                let pick = chosen(min_len as u32 + lane, ls, ds);
+                if m < best {
+                    best = m;
+                    ch = pick;
+                }
+                if lmax >= min_len + LANES {
+                    let rest = (min_len + LANES, lmax);
+                    (best, ch) = long_lanes(tok, len_cost, &cost[i..], rest, ls, ds, dcs, best, ch);
+                }
+            }
+            _ => {
+                let mut from = min_len;
+                for &(l, d) in &matches[a..b] {
+                    let (l, sym) = ((l & LEN_MASK) as usize, (l >> LEN_BITS) as usize);
+                    if l >= from {
+                        let dc = model.dist[sym & 31];
+                        // Lengths from..=l of this match: the cheapest, first on ties.
+                        let rest = &cost[i + from..=i + l];
+                        for (k, (&lc, &r)) in len_cost[from..=l].iter().zip(rest).enumerate() {
+                            let c = lc + dc + r;
+                            if c < best {
+                                best = c;
+                                ch = ((from + k) as u16, d);
+                            }
+                        }
+                    }
+                    // Never below the minimum: a shorter match earlier in the list must not
+                    // let the next one be taken below it.
+                    from = from.max(l + 1);
+                }
+            }
+        }
+        cost[i] = best;
+        choice[i] = ch;
+    }
+}
+
+/// The choice of length `len`, with the distance of the first of the candidates (lengths
+/// `ls`, distances `ds`; the last reaches it) that reaches it.
+#[inline(always)]
+fn chosen(len: u32, ls: [u32; 4], ds: [u32; 4]) -> (u16, u16) {
+    let mut d = ds[3];
+    for k in (0..3).rev() {
+        d = if len <= ls[k] { ds[k] } else { d };
+    }
+    (len as u16, d as u16)
+}
+
+/// The kernel over lengths `from..=lmax` (`range`), [`LANES`] at a time, for a position
+/// whose longest candidate is longer than one call prices; `cost` starts at the position.
+/// Returns the cheaper of `best` (with its choice `ch`) and these lengths' cheapest.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn long_lanes(
+    tok: Avx2,
+    len_cost: &LenCosts,
+    cost: &[u32],
+    range: (usize, usize),
+    ls: [u32; 4],
+    ds: [u32; 4],
+    dcs: [u32; 4],
+    mut best: u32,
+    mut ch: (u16, u16),
+) -> (u32, (u16, u16)) {
+    let (mut base, lmax) = range;
+    while base <= lmax {
+        let lc = &len_cost[base..base + LANES];
+        let cs = &cost[base..base + LANES];
+        let (m, lane) = lanes::best::<4>(tok, lc, cs, base as u32, lmax as u32, ls, dcs);
+        if m < best {
+            best = m;
+            ch = chosen(base as u32 + lane, ls, ds);
+        }
+        base += LANES;
+    }
+    (best, ch)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::arch::BASELINE_ONLY;
+    use crate::deflate::ctx::Ctx;
+    use crate::deflate::xorshift;
+    use crate::deflate::LEVELS;
+
+    /// The AVX2 kernel and the plain loop parse alike: the same symbols at levels 10-12, with
+    /// the 3-byte table and without, at the minimum length of 3 and Z_FILTERED's 6, on text,
+    /// binary bytes, long repeats (lengths past one kernel call, up to 258) and random bytes.
+    /// Without AVX2 on this CPU both runs take the plain loop (and the test shows nothing).
+    #[test]
+    fn kernel_and_plain_loop_parse_alike() {
+        let mut rnd = xorshift(0x2545_F491_4F6C_DD1Du64);
+        let words: Vec<Vec<u8>> = (0..60)
+            .map(|_| {
+                (0..2 + rnd() as usize % 9)
+                    .map(|_| b'a' + (rnd() % 20) as u8)
+                    .collect()
+            })
+            .collect();
+        let text: Vec<u8> = (0..40_000)
+            .flat_map(|_| {
+                let mut w = words[rnd() as usize % words.len()].clone();
+                w.push(b' ');
+                w
+            })
+            .take(90_000)
+            .collect();
+        let binary: Vec<u8> = text
+            .iter()
+            .map(|&b| b.wrapping_mul(37) ^ (b >> 1))
+            .collect();
+        let mut repeats = Vec::new();
+        while repeats.len() < 90_000 {
+            let at = rnd() as usize % (repeats.len() + 1);
+            let len = 20 + rnd() as usize % 400;
+            if at + len <= repeats.len() {
+                repeats.extend_from_within(at..at + len);
+            } else {
+                repeats.extend((0..len).map(|_| rnd() as u8 % 4));
+            }
+        }
+        let random: Vec<u8> = (0..50_000).map(|_| rnd() as u8).collect();
+        for data in [&text, &binary, &repeats, &random] {
+            for &row in &LEVELS[10..=12] {
+                for min in [3, 6] {
+                    let syms = |baseline: bool| {
+                        BASELINE_ONLY.with(|b| b.set(baseline));
+                        let mut ctx = Ctx::new(row, 15, 8);
+                        ctx.min_match = min;
+                        ctx.begin(0);
+                        super::super::optimal::run(&mut ctx, data, 0);
+                        BASELINE_ONLY.with(|b| b.set(false));
+                        ctx.sb.syms.clone()
+                    };
+                    assert!(syms(false) == syms(true), "min {min} row {row:?}");
+                }
+            }
+        }
+    }
+}
