@@ -175,8 +175,8 @@ impl Parse {
 /// The backward pass: `cost[i]` and `choice[i]` for every position `i` of the window, last
 /// first (`cost[n]`, the end, is 0). With `tok`, positions with at most [`KERNEL_MATCHES`]
 /// candidates go through the AVX2 kernel. Against the plain loop alone, in alternating runs
-/// of one binary (same bytes): the kernel on up to 16 lengths at level 10 0.93x the time, at
-/// level 12 0.89x; up to 32, a further 0.97x / 0.96x; longer matches too
+/// (same bytes): the kernel on up to 16 lengths 0.93-0.94x the time at level 10 and
+/// 0.89-0.90x at level 12; up to 32, a further 0.97x / 0.96x; longer matches too
 /// ([`long_lanes`]), a further 1.00x / 0.97x.
 #[inline(always)]
 fn pass(
@@ -307,8 +307,8 @@ fn long_lanes(
 
 #[cfg(test)]
 mod tests {
+    use super::super::optimal::tests::{parse, text_and_binary};
     use crate::arch::BASELINE_ONLY;
-    use crate::deflate::ctx::Ctx;
     use crate::deflate::xorshift;
     use crate::deflate::LEVELS;
 
@@ -319,25 +319,7 @@ mod tests {
     #[test]
     fn kernel_and_plain_loop_parse_alike() {
         let mut rnd = xorshift(0x2545_F491_4F6C_DD1Du64);
-        let words: Vec<Vec<u8>> = (0..60)
-            .map(|_| {
-                (0..2 + rnd() as usize % 9)
-                    .map(|_| b'a' + (rnd() % 20) as u8)
-                    .collect()
-            })
-            .collect();
-        let text: Vec<u8> = (0..40_000)
-            .flat_map(|_| {
-                let mut w = words[rnd() as usize % words.len()].clone();
-                w.push(b' ');
-                w
-            })
-            .take(90_000)
-            .collect();
-        let binary: Vec<u8> = text
-            .iter()
-            .map(|&b| b.wrapping_mul(37) ^ (b >> 1))
-            .collect();
+        let [text, binary] = text_and_binary(&mut rnd, 20, (2, 9), true, 90_000);
         let mut repeats = Vec::new();
         while repeats.len() < 90_000 {
             let at = rnd() as usize % (repeats.len() + 1);
@@ -354,12 +336,9 @@ mod tests {
                 for min in [3, 6] {
                     let syms = |baseline: bool| {
                         BASELINE_ONLY.with(|b| b.set(baseline));
-                        let mut ctx = Ctx::new(row, 15, 8);
-                        ctx.min_match = min;
-                        ctx.begin(0);
-                        super::super::optimal::run(&mut ctx, data, 0);
+                        let syms = parse(row, min, data);
                         BASELINE_ONLY.with(|b| b.set(false));
-                        ctx.sb.syms.clone()
+                        syms
                     };
                     assert!(syms(false) == syms(true), "min {min} row {row:?}");
                 }

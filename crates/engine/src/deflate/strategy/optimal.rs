@@ -190,43 +190,64 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use crate::deflate::block::MATCH_FLAG;
     use crate::deflate::ctx::Ctx;
-    use crate::deflate::matchfind::xorshift;
+    use crate::deflate::LevelRow;
     use crate::deflate::LEVELS;
+
+    /// `n` bytes of text from 40-60 random words of `letters` letters, `len.0` to
+    /// `len.0 + len.1 - 1` letters long (a space after each if `spaced`), and the same bytes
+    /// scrambled so that they no longer look like text (the 3-byte table's trigger).
+    pub(in crate::deflate::strategy) fn text_and_binary(
+        rnd: &mut impl FnMut() -> u64,
+        letters: u64,
+        len: (usize, usize),
+        spaced: bool,
+        n: usize,
+    ) -> [Vec<u8>; 2] {
+        let words: Vec<Vec<u8>> = (0..40 + rnd() as usize % 21)
+            .map(|_| {
+                let mut w: Vec<u8> = (0..len.0 + rnd() as usize % len.1)
+                    .map(|_| b'a' + (rnd() % letters) as u8)
+                    .collect();
+                if spaced {
+                    w.push(b' ');
+                }
+                w
+            })
+            .collect();
+        let mut text = Vec::with_capacity(n + 16);
+        while text.len() < n {
+            text.extend_from_slice(&words[rnd() as usize % words.len()]);
+        }
+        text.truncate(n);
+        let binary = text
+            .iter()
+            .map(|&b| b.wrapping_mul(37) ^ (b >> 1))
+            .collect();
+        [text, binary]
+    }
+
+    /// The symbols of `data` parsed alone with `row` and a shortest match of `min`.
+    pub(in crate::deflate::strategy) fn parse(row: LevelRow, min: usize, data: &[u8]) -> Vec<u32> {
+        let mut ctx = Ctx::new(row, 15, 8);
+        ctx.min_match = min;
+        ctx.begin(0);
+        super::run(&mut ctx, data, 0);
+        ctx.sb.syms
+    }
 
     /// The parse takes no match shorter than the context's minimum (6 under Z_FILTERED), also
     /// where the trees report shorter ones before longer ones: on bytes full of 4- and 5-byte
     /// repeats, with and without the 3-byte table (text-like and not).
     #[test]
     fn no_match_below_the_minimum() {
-        let mut rnd = xorshift(0x5851_F42D_4C95_7F2Du64);
-        let words: Vec<Vec<u8>> = (0..40)
-            .map(|_| {
-                (0..4 + rnd() as usize % 6)
-                    .map(|_| b'a' + (rnd() % 8) as u8)
-                    .collect()
-            })
-            .collect();
-        let text: Vec<u8> = (0..30_000)
-            .flat_map(|_| words[rnd() as usize % words.len()].clone())
-            .take(60_000)
-            .collect();
-        let binary: Vec<u8> = text
-            .iter()
-            .map(|&b| b.wrapping_mul(37) ^ (b >> 1))
-            .collect();
-        for data in [&text, &binary] {
+        let mut rnd = crate::deflate::xorshift(0x5851_F42D_4C95_7F2Du64);
+        for data in text_and_binary(&mut rnd, 8, (4, 6), false, 60_000) {
             for (level, &row) in LEVELS.iter().enumerate().skip(10) {
                 for min in [3, 6] {
-                    let mut ctx = Ctx::new(row, 15, 8);
-                    ctx.min_match = min;
-                    ctx.begin(0);
-                    super::run(&mut ctx, data, 0);
-                    let shortest = ctx
-                        .sb
-                        .syms
+                    let shortest = parse(row, min, &data)
                         .iter()
                         .filter(|&&s| s & MATCH_FLAG != 0)
                         .map(|&s| (s >> 16) & 0x1ff)
