@@ -88,7 +88,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     // 4-7% faster (same output; median per-file time ratio, both versions in one binary
     // alternating file by file, either as the second code path).
     let mut first: Box<[u32; WINDOW + 1]> = table();
-    let mut parse = Parse::new();
+    let mut parse = ctx.parse.take().unwrap_or_else(Parse::new);
     let mut w0 = start;
     // The last window's parse was almost all literals.
     let mut quiet = false;
@@ -187,6 +187,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
         w0 = w1;
     }
     ctx.bt = Some(mf);
+    ctx.parse = Some(parse);
 }
 
 #[cfg(test)]
