@@ -25,8 +25,9 @@ const UNUSED_COST: u32 = 13;
 /// Costs are in 1/SCALE bits.
 const SCALE: u32 = 16;
 /// Candidates the kernel takes at one position (more go through the plain loop: 0.7% of
-/// bible.txt's positions at level 10).
-const KERNEL_MATCHES: usize = 4;
+/// bible.txt's positions at level 10): `lanes::best`'s four, which the arrays passed to it
+/// tie to this at compile time.
+pub const KERNEL_MATCHES: usize = 4;
 /// Prices per length: every length's, then room for a kernel's lanes past the longest.
 type LenCosts = [u32; MAX_MATCH + 1 + LANES];
 /// Costs to the window's end: every position's, the end's, and room for a kernel's lanes
@@ -177,10 +178,13 @@ impl Parse {
 /// first (`cost[n]`, the end, is 0). With `tok`, positions with one to [`KERNEL_MATCHES`]
 /// candidates go through the AVX2 kernel. Those with none skip it: through the kernel they
 /// made level 10 1.3x slower on 1 KB of text, where most positions have none, and the corpus
-/// 1.02x. Against the plain loop alone, in alternating runs
-/// (same bytes): the kernel on up to 16 lengths 0.93-0.94x the time at level 10 and
-/// 0.89-0.90x at level 12; up to 32, a further 0.97x / 0.96x; longer matches too
-/// ([`long_lanes`]), a further 1.00x / 0.97x.
+/// 1.02x. Against the plain loop alone, in alternating runs (same bytes): the kernel on up to
+/// 16 lengths 0.93-0.94x the time at level 10 and 0.89-0.90x at level 12; up to 32, a
+/// further 0.97x / 0.96x; longer matches too ([`long_lanes`]), a further 1.00x / 0.97x.
+///
+/// The kernel's call, comparison and choice are written out here and again in [`long_lanes`]:
+/// one `#[inline(always)]` helper for both (cost and choice returned as a pair) made levels
+/// 10 and 12 1.02-1.03x slower in alternating runs.
 #[inline(always)]
 fn pass(
     tok: Option<Avx2>,
@@ -217,7 +221,7 @@ fn pass(
         match tok {
             Some(tok) if (1..=KERNEL_MATCHES).contains(&k) => {
                 // Lengths past the `k`-th candidate are taken as 0, which reaches no length.
-                let (mut ls, mut ds, mut dcs) = ([0u32; 4], [0u32; 4], [0u32; 4]);
+                let [mut ls, mut ds, mut dcs] = [[0u32; KERNEL_MATCHES]; 3];
                 for (j, &(l, d)) in quad.iter().enumerate() {
                     ls[j] = if j < k { (l & LEN_MASK) as u32 } else { 0 };
                     ds[j] = d as u32;
@@ -272,9 +276,9 @@ fn pass(
 /// The choice of length `len`, with the distance of the first of the candidates (lengths
 /// `ls`, distances `ds`; the last reaches it) that reaches it.
 #[inline(always)]
-fn chosen(len: u32, ls: [u32; 4], ds: [u32; 4]) -> (u16, u16) {
-    let mut d = ds[3];
-    for k in (0..3).rev() {
+fn chosen(len: u32, ls: [u32; KERNEL_MATCHES], ds: [u32; KERNEL_MATCHES]) -> (u16, u16) {
+    let mut d = ds[KERNEL_MATCHES - 1];
+    for k in (0..KERNEL_MATCHES - 1).rev() {
         d = if len <= ls[k] { ds[k] } else { d };
     }
     (len as u16, d as u16)
@@ -290,9 +294,9 @@ fn long_lanes(
     len_cost: &LenCosts,
     cost: &[u32],
     range: (usize, usize),
-    ls: [u32; 4],
-    ds: [u32; 4],
-    dcs: [u32; 4],
+    ls: [u32; KERNEL_MATCHES],
+    ds: [u32; KERNEL_MATCHES],
+    dcs: [u32; KERNEL_MATCHES],
     mut best: u32,
     mut ch: (u16, u16),
 ) -> (u32, (u16, u16)) {

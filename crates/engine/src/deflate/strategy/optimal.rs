@@ -23,7 +23,7 @@
 //! on windows and first passes below were measured when the statistics splitter chose them.
 #![forbid(unsafe_code)]
 
-use super::dp::{Candidates, Costs, Parse};
+use super::dp::{Candidates, Costs, Parse, KERNEL_MATCHES};
 use crate::deflate::bt::{pack, Bt, FOUND, LEN_MASK};
 use crate::deflate::ctx::Ctx;
 use crate::deflate::matchfind::{match_len, table, MAX_MATCH};
@@ -79,8 +79,8 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     mf.next = start.saturating_sub(max_dist);
     mf.skip_to(buf, start, depth, nice, max_dist);
     // The candidates of the window's positions, packed (`bt::pack`): `matches[..used]`. The
-    // `Vec` is kept longer: [`FOUND`] + 1 for the next walk and the match `rep` adds, then 4
-    // for the dynamic program's kernel (`dp.rs`).
+    // `Vec` is kept longer: [`FOUND`] + 1 for the next walk and the match `rep` adds, then
+    // [`KERNEL_MATCHES`] for the dynamic program's kernel (`dp.rs`).
     let mut matches: Vec<(u16, u16)> = Vec::new();
     // Where each position's candidates start in `matches` (the window's end last). Written by
     // index into an array sized for a window rather than pushed to a `Vec`: with no push (its
@@ -146,8 +146,8 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
             }
         }
         first[n] = used as u32;
-        if matches.len() < used + 4 {
-            matches.resize(used + 4, (0, 0));
+        if matches.len() < used + KERNEL_MATCHES {
+            matches.resize(used + KERNEL_MATCHES, (0, 0));
         }
         // 2. Dynamic program, refined `passes` times. The first pass prices symbols as the
         // previous window's final parse used them (static prices, and a pass more, only for a
