@@ -33,8 +33,8 @@ const SLOTS: usize = 2 << TABLE_BITS;
 /// between two calls (the harness runs every peer in between) it is out of the caches, each
 /// bucket a miss to memory: at 2^16 buckets (512 KiB) that is most of a small input's time.
 /// The corpus files under 200 KB, the table evicted before each call (`deflate_speed -c 64`),
-/// two runs: 5.4 / 5.2 ms -> 4.3 / 3.7 ms (with [`warm`]), 424,033 -> 424,089 bytes; with the
-/// table in the caches, 2.59 / 2.64 -> 2.60 / 2.67 ms. Half as many buckets again gave 3.6 ms
+/// two runs: 5.4 / 5.2 ms -> 4.3 / 3.7 ms (with [`warm`]'s prefetches of the time), 424,033 ->
+/// 424,089 bytes; with the table in the caches, 2.59 / 2.64 -> 2.60 / 2.67 ms. Half as many buckets again gave 3.6 ms
 /// cold but was 10-15% slower warm on `asyoulik.txt` and `sum` (more positions share a
 /// bucket, more candidates fail). Buffers of 64 KiB and more keep the full table. The choice
 /// depends only on the buffer's length: the output stays deterministic.
@@ -44,14 +44,15 @@ fn fit_bits(len: usize) -> u32 {
         .max(10)
 }
 
-/// Starts loading the slots a parse will use, a cache line at a time, in order: the
-/// hardware streams them in far faster than the parse's scattered misses would. Whole
-/// per-file corpus with the table evicted before each call: 45.2 ms -> 43.3 ms (with
-/// [`fit_bits`]); when the table is in the caches already, 512 KiB cost a few microseconds.
+/// Reads the slots a parse will use, one word per cache line, in order, before it starts: the
+/// hardware streams them in far faster than the parse's scattered misses would bring them.
+/// Files under 200 KB, the table evicted before each call: 5.1 ms -> 3.0 ms with
+/// [`fit_bits`] (prefetch instructions instead of reads: 3.8 ms, many are dropped); whole
+/// per-file corpus 45.0 -> 42.2 ms. With the table in the caches the reads cost nothing
+/// measurable (2.69 ms either way on the small files).
 fn warm(slots: &[u32]) {
-    for i in (0..slots.len()).step_by(16) {
-        crate::arch::prefetch(slots, i);
-    }
+    let x = slots.iter().step_by(16).fold(0, |a, &x| a ^ x);
+    std::hint::black_box(x);
 }
 
 /// The bucket of the position whose bytes start `w` (see [`word`]; the position has at least
