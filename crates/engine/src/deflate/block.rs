@@ -409,16 +409,16 @@ impl Encoder {
         // per symbol: the room is zero-filled first.
         w.burst(bits as usize / 8 + 16, |b| {
             for &s in syms {
-                if s & MATCH_FLAG == 0 {
-                    let e = lit[s as usize & 255];
-                    b.add((e & 0xff_ffff) as u64, e >> 24);
-                } else {
-                    let e = lens[((s >> 16) & 0x1ff) as usize];
-                    b.add((e & 0xff_ffff) as u64, e >> 24);
-                    let (off, n) = dists[(s >> DIST_SYM_SHIFT) as usize & 31];
-                    let bits = (((s & 0xffff) as u64) << (n & 0xff)).wrapping_add(off);
-                    b.add(bits, n >> 8);
-                }
+                // Without a branch on the symbol's kind, which data mixes unpredictably: both
+                // entries are read and one kept, and a literal adds its distance part as zero
+                // bits.
+                let m = (s >> 31).wrapping_neg();
+                let (el, em) = (lit[s as usize & 255], lens[((s >> 16) & 0x1ff) as usize]);
+                let e = el ^ ((el ^ em) & m);
+                b.add((e & 0xff_ffff) as u64, e >> 24);
+                let (off, n) = dists[(s >> DIST_SYM_SHIFT) as usize & 31];
+                let bits = (((s & 0xffff) as u64) << (n & 0xff)).wrapping_add(off);
+                b.add(bits & (m as i32 as i64 as u64), (n >> 8) & m);
                 b.flush();
             }
             let e = lit[256];
