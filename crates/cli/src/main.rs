@@ -76,7 +76,6 @@ fn main() {
     if opts.ascii {
         rep.note("option --ascii ignored on this system");
     }
-    cleanup::install();
     files::run(&opts, &mut rep);
     std::process::exit(rep.exit_code());
 }

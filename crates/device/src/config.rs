@@ -66,10 +66,20 @@ pub struct DeviceConfig {
 
 impl Default for DeviceConfig {
     fn default() -> Self {
-        DeviceConfig {
-            engines: std::thread::available_parallelism()
+        Self::with_engines(
+            std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
+        )
+    }
+}
+
+impl DeviceConfig {
+    /// The default configuration with `n` engines. (Not built from [`Default`], which asks the
+    /// system for the core count: three files read from /proc and /sys for a value replaced.)
+    pub fn with_engines(n: usize) -> Self {
+        DeviceConfig {
+            engines: n.max(1),
             queue_depth: 64,
             inline_threshold: 16 << 10,
             block_size: 256 << 10,
@@ -79,16 +89,6 @@ impl Default for DeviceConfig {
             store_incompressible: true,
             fault_plan: None,
             codec: None,
-        }
-    }
-}
-
-impl DeviceConfig {
-    /// The default configuration with `n` engines.
-    pub fn with_engines(n: usize) -> Self {
-        DeviceConfig {
-            engines: n.max(1),
-            ..Default::default()
         }
     }
 
