@@ -246,13 +246,20 @@ fn parse<const KEY5: bool, const SMALL: bool>(
     let mut miss = 0usize;
     // The distance of the match that ended at `p` (0 after a literal).
     let mut rep = 0usize;
+    // The bucket of `p`, computed where the parse decided to go there (for its prefetch).
+    let mut h = if p + 4 <= end {
+        key::<KEY5, SMALL>(buf, p, shift)
+    } else {
+        0
+    };
     while p + 4 <= end {
         // The next position's bucket (the next position, unless a match follows): its load
-        // overlaps this one's work. `w >> 8` starts with that position's bytes (or the zeros
-        // past the end, for a position that is not searched: the prefetch is only a hint).
+        // overlaps this one's work. `w >> 8` starts with that position's bytes, or with the
+        // zeros past the end that `word` gives it: `h1` is its bucket.
         let w = word(buf, p);
-        crate::arch::prefetch(&table[..], 2 * key_of::<KEY5, SMALL>(w >> 8, shift));
-        let (v, h) = (w as u32, key_of::<KEY5, SMALL>(w, shift));
+        let h1 = key_of::<KEY5, SMALL>(w >> 8, shift);
+        crate::arch::prefetch(&table[..], 2 * h1);
+        let v = w as u32;
         // Two-way bucket: the newest and the previous position with this hash.
         let here = p as u32 + base;
         let (c0, c1) = (table[2 * h], table[2 * h + 1]);
@@ -280,16 +287,20 @@ fn parse<const KEY5: bool, const SMALL: bool>(
         }
         {
             if l >= min {
-                if p + l + 4 <= end {
-                    crate::arch::prefetch(&table[..], 2 * key::<KEY5, SMALL>(buf, p + l, shift));
-                }
+                let next = if p + l + 4 <= end {
+                    let k = key::<KEY5, SMALL>(buf, p + l, shift);
+                    crate::arch::prefetch(&table[..], 2 * k);
+                    k
+                } else {
+                    0
+                };
                 ctx.sb.matched(l as u32, (p - c) as u32);
                 // Positions p + 1.. inside the match (those with four bytes), at most
                 // `insert_inside`. The first three (level 1's row hashes three), when all have
                 // their bytes, are keyed from `w`: the bytes of p + k start at `w >> 8k`.
                 let stop = (p + l).min(end.saturating_sub(3));
                 let (from, to) = if insert_inside >= 3 && p + 4 <= stop {
-                    insert_at(table, key_of::<KEY5, SMALL>(w >> 8, shift), here + 1);
+                    insert_at(table, h1, here + 1);
                     insert_at(table, key_of::<KEY5, SMALL>(w >> 16, shift), here + 2);
                     insert_at(table, key_of::<KEY5, SMALL>(w >> 24, shift), here + 3);
                     (
@@ -308,6 +319,7 @@ fn parse<const KEY5: bool, const SMALL: bool>(
                 }
                 rep = p - c;
                 p += l;
+                h = next;
                 miss = 0;
                 ctx.sym_done(buf, p);
                 continue;
@@ -322,10 +334,14 @@ fn parse<const KEY5: bool, const SMALL: bool>(
         if step == 1 {
             ctx.sb.lit(buf[p]);
             p += 1;
+            h = h1;
         } else {
             let to = (p + step).min(end);
             ctx.sb.lits(&buf[p..to]);
             p = to;
+            if p + 4 <= end {
+                h = key::<KEY5, SMALL>(buf, p, shift);
+            }
         }
         ctx.sym_done(buf, p);
     }
