@@ -27,17 +27,18 @@ const TABLE_BITS: u32 = 16;
 const SLOTS: usize = 2 << TABLE_BITS;
 
 /// log2 of the buckets for a buffer of `len` bytes that no segment continues: more than half
-/// as many as it has positions, at most as many (at least 2^10).
+/// as many as it has positions, at most as many (at least 2^10). Buffers of 64 KiB and more
+/// get the full table. The choice depends only on the length: the output stays deterministic.
 ///
 /// The table is not cleared per call (see [`Table`]), and in a program that does other work
 /// between two calls (the harness runs every peer in between) it is out of the caches, each
-/// bucket a miss to memory: at 2^16 buckets (512 KiB) that is most of a small input's time.
-/// The corpus files under 200 KB, the table evicted before each call (`deflate_speed -c 64`),
-/// two runs: 5.4 / 5.2 ms -> 4.3 / 3.7 ms (with [`warm`]'s prefetches of the time), 424,033 ->
-/// 424,089 bytes; with the table in the caches, 2.59 / 2.64 -> 2.60 / 2.67 ms. Half as many buckets again gave 3.6 ms
-/// cold but was 10-15% slower warm on `asyoulik.txt` and `sum` (more positions share a
-/// bucket, more candidates fail). Buffers of 64 KiB and more keep the full table. The choice
-/// depends only on the buffer's length: the output stays deterministic.
+/// bucket a miss to memory: at 2^16 buckets (512 KiB) that was most of a small input's time.
+/// Corpus files under 200 KB, the table evicted before each call (`deflate_speed -c 64`):
+/// 5.1-5.4 ms before; 4.2 ms with the full table prefetched in order, 3.7-4.3 ms sized to the
+/// input as well, 3.0 ms with [`warm`] reading it instead of prefetching; 424,033 -> 424,089
+/// bytes. With the table in the caches: 2.59-2.64 -> 2.60-2.67 ms. A quarter as many buckets
+/// as positions gave 3.6 ms (prefetched) but was 10-15% slower in the caches on
+/// `asyoulik.txt` and `sum`: more positions share a bucket, more candidates fail.
 fn fit_bits(len: usize) -> u32 {
     (usize::BITS - len.leading_zeros())
         .saturating_sub(1)
