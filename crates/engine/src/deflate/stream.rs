@@ -449,13 +449,14 @@ mod tests {
     }
 
     /// Messages each followed by a sync flush, 400 KB in all: at the levels whose parsers can
-    /// (1, and 2-9 once the buffer holds the small chains' 4 KiB), every flushed segment leaves
-    /// its match finder's state for the next, and the buffer behind it slides (one to two
-    /// windows of history, at least `SLIDE_MIN` past one) instead of growing; level 1's base
-    /// shows it never starts afresh. Level 0, levels 10-12 and the Huffman-only and RLE
-    /// strategies leave no state and trim the buffer to its window at every flush. With
-    /// windows of 512 bytes and 4 KiB too (the chains of a window under 4 KiB carry only until
-    /// the first slide). Every stream decodes to the messages.
+    /// (1, and 2-12 once the buffer holds the small chains' 4 KiB: 10-12 parse short flushed
+    /// segments with level 9's chains), every flushed segment leaves its match finder's state
+    /// for the next, and the buffer behind it slides (one to two windows of history, at least
+    /// `SLIDE_MIN` past one) instead of growing; level 1's base shows it never starts afresh.
+    /// Level 0 and the Huffman-only and RLE strategies leave no state and trim the buffer to
+    /// its window at every flush. With windows of 512 bytes and 4 KiB too (the chains of a
+    /// window under 4 KiB carry only until the first slide). Every stream decodes to the
+    /// messages.
     #[test]
     fn flushed_segments_go_on_from_the_last_one() {
         let all = messages(4500);
@@ -482,11 +483,9 @@ mod tests {
                 window_bits,
                 ..Params::default()
             };
-            // (Levels 10-12 parse each message with their history afresh: 2 ms each.)
-            let msgs = &all[..if level >= 10 { 1000 } else { all.len() }];
+            let msgs = &all[..];
             let mut d = Deflater::new(Format::Raw, p).unwrap();
-            let carries = (1..=9).contains(&level)
-                && !matches!(strategy, Strategy::HuffmanOnly | Strategy::Rle);
+            let carries = level >= 1 && !matches!(strategy, Strategy::HuffmanOnly | Strategy::Rle);
             let window = d.ctx.max_dist;
             let bound = window + window.max(SLIDE_MIN);
             let (mut z, mut base, mut slides) = (Vec::new(), None, 0);
@@ -531,8 +530,8 @@ mod tests {
 
     /// What moves the buffer or changes the match finder drops the carried state, and the
     /// stream still decodes: a full flush (history gone), a raw preset dictionary, a level
-    /// change to another parser (chains to level 1's table, then to the binary trees). A
-    /// flush with no new input keeps it.
+    /// change to another parser (chains to level 1's table, then level 10, whose short flushed
+    /// segments start fresh chains). A flush with no new input keeps it.
     #[test]
     fn what_moves_the_buffer_drops_the_carry() {
         let msgs = messages(400);
@@ -576,12 +575,64 @@ mod tests {
                     ));
                 }
                 301 => assert!(matches!(carry, Some(Finder::Fast { .. }))),
+                // Level 10 parses a short flushed segment with level 9's chains: level 1's
+                // table is no use to them, and they start afresh.
                 350 => d.set_params(10, Strategy::Default).unwrap(),
-                351 => assert_eq!(carry, None),
+                351 => assert!(matches!(carry, Some(Finder::Chains { .. }))),
                 _ => {}
             }
         }
         z.extend(send(&mut d, &[], Flush::Finish));
         assert_eq!(decompress(Format::Raw, &z).unwrap(), want);
+    }
+
+    /// Levels 10-12 parse a flushed segment of less than `FLUSHED_CHAINS_MAX` new bytes with
+    /// level 9's chains, carried from one to the next: sync-flushed messages come to exactly
+    /// level 9's stream (they were 8% larger with the binary trees, each message searched
+    /// after its 32 KiB of history). A flushed segment of that size or more, and every
+    /// unflushed one, keeps the near-optimal parse, which carries nothing; the next short one
+    /// starts fresh chains. Every stream decodes.
+    #[test]
+    fn short_flushed_segments_at_levels_10_to_12_take_level_9s_chains() {
+        let msgs = messages(1500);
+        let run = |level: u32, msgs: &[Vec<u8>]| {
+            let p = Params {
+                level,
+                ..Params::default()
+            };
+            let mut d = Deflater::new(Format::Raw, p).unwrap();
+            let mut z = Vec::new();
+            for m in msgs {
+                // The buffer of the segment about to be parsed: under the small chains' 4 KiB
+                // it leaves no state (as at level 9).
+                let seg_buf = d.inbuf.len() + m.len();
+                let mut out = vec![0u8; m.len() + 1024];
+                let st = d.deflate(m, &mut out, Flush::Sync).unwrap();
+                assert_eq!(st.consumed, m.len());
+                z.extend_from_slice(&out[..st.produced]);
+                let short = m.len() < crate::deflate::FLUSHED_CHAINS_MAX;
+                let chains = matches!(d.ctx.carry.map(|c| c.finder), Some(Finder::Chains { .. }));
+                let want = short && seg_buf >= SMALL_SEGMENT;
+                assert_eq!(chains, want, "level {level}, {} bytes", m.len());
+            }
+            z.extend(send(&mut d, &[], Flush::Finish));
+            assert_eq!(decompress(Format::Raw, &z).unwrap(), msgs.concat());
+            z
+        };
+        let nine = run(9, &msgs);
+        for level in 10..=12 {
+            assert_eq!(run(level, &msgs), nine, "level {level}");
+        }
+        // Long flushed pieces between short ones.
+        let long: Vec<u8> = msgs[..400].concat();
+        assert!(long.len() >= crate::deflate::FLUSHED_CHAINS_MAX);
+        let mixed = [
+            msgs[400].clone(),
+            long.clone(),
+            msgs[401].clone(),
+            msgs[402].clone(),
+            long,
+        ];
+        run(11, &mixed);
     }
 }
