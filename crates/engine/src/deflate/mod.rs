@@ -363,7 +363,7 @@ fn apply_strategy(c: &mut Ctx, s: Strategy) {
 
 /// New data under which a flushed segment at the near-optimal levels is parsed with level 9's
 /// chains (see [`compress_segment`]).
-pub const FLUSHED_CHAINS_MAX: usize = 16 << 10;
+pub(crate) const FLUSHED_CHAINS_MAX: usize = 16 << 10;
 
 /// Parses and emits `buf[start..]` (history `buf[..start]`); ends the last block, with BFINAL
 /// if `last`. Writes nothing for an empty non-final segment.
