@@ -182,6 +182,17 @@ pub fn hash5(w: u64, bits: u32) -> usize {
     ((w << 24).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
+/// log2 of the buckets a buffer of `len` bytes hashes into at most (its memory level may
+/// allow fewer): 2^floor(log2 len), more than half as many as it has positions and at most as
+/// many, and at least 2^10. The hash chains ([`Chains::reset`]) and level 1's table
+/// (`strategy/fast.rs`) size themselves by it; the choice depends only on `len`, which keeps
+/// the output deterministic.
+pub fn fit_bits(len: usize) -> u32 {
+    (usize::BITS - len.leading_zeros())
+        .saturating_sub(1)
+        .max(10)
+}
+
 /// Largest hash table (memLevel 9): 2^16 buckets.
 pub const HEAD_SIZE: usize = 1 << 16;
 /// Short-head slots per chain bucket: a quarter (2^14 at memLevel 9, 64 KiB). A quarter kept
@@ -254,16 +265,11 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         }
     }
 
-    /// Empties the tables.
     /// Empties the tables for a segment buffer of `len` bytes. A short buffer hashes into
-    /// about half as many buckets as it has positions (at least 2^10): fewer table pages are
-    /// cleared and touched, so a small stream costs about what zlib's does in time and
-    /// memory. The choice depends only on `len`, which keeps the output deterministic.
+    /// [`fit_bits`] buckets: fewer table pages are cleared and touched, so a small stream
+    /// costs about what zlib's does in time and memory.
     pub fn reset(&mut self, len: usize) {
-        let fit = (usize::BITS - len.leading_zeros())
-            .saturating_sub(1)
-            .max(10);
-        self.hash_bits = self.max_bits.min(fit);
+        self.hash_bits = self.max_bits.min(fit_bits(len));
         debug_assert!(1 << self.hash_bits <= H && (P >= PREV_SIZE || len <= P));
         // Hashes stay below 2^hash_bits: only that part of the table is ever used.
         self.head[..1 << self.hash_bits].fill(0);

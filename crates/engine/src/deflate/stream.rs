@@ -438,9 +438,9 @@ mod tests {
             .collect()
     }
 
-    /// Compresses `m` and sync-flushes it, all in one call; returns the output.
+    /// Compresses `m` and flushes it with `flush`, all in one call; returns the output.
     fn send(d: &mut Deflater, m: &[u8], flush: Flush) -> Vec<u8> {
-        let mut out = vec![0u8; 4096];
+        let mut out = vec![0u8; m.len() + 4096];
         let st = d.deflate(m, &mut out, flush).unwrap();
         assert_eq!(st.consumed, m.len());
         assert!(st.produced < out.len());
@@ -606,10 +606,7 @@ mod tests {
                 // The buffer of the segment about to be parsed: under the small chains' 4 KiB
                 // it leaves no state (as at level 9).
                 let seg_buf = d.inbuf.len() + m.len();
-                let mut out = vec![0u8; m.len() + 1024];
-                let st = d.deflate(m, &mut out, Flush::Sync).unwrap();
-                assert_eq!(st.consumed, m.len());
-                z.extend_from_slice(&out[..st.produced]);
+                z.extend(send(&mut d, m, Flush::Sync));
                 let short = m.len() < crate::deflate::FLUSHED_CHAINS_MAX;
                 let chains = matches!(d.ctx.carry.map(|c| c.finder), Some(Finder::Chains { .. }));
                 let want = short && seg_buf >= SMALL_SEGMENT;

@@ -13,7 +13,7 @@
 #![forbid(unsafe_code)]
 
 use crate::deflate::ctx::{Carry, Ctx, Finder};
-use crate::deflate::matchfind::{self, load32, match_len, word, MAX_MATCH};
+use crate::deflate::matchfind::{self, fit_bits, load32, match_len, word, MAX_MATCH};
 use crate::deflate::minlen;
 use crate::mem::ZeroTable;
 
@@ -26,29 +26,11 @@ const TABLE_BITS: u32 = 16;
 /// Slots in the table: two per bucket.
 const SLOTS: usize = 2 << TABLE_BITS;
 
-/// log2 of the buckets for a buffer of `len` bytes that no segment continues: more than half
-/// as many as it has positions, at most as many (at least 2^10). Buffers of 64 KiB and more
-/// get the full table. The choice depends only on the length: the output stays deterministic.
-///
-/// The table is not cleared per call (see [`Table`]), and in a program that does other work
-/// between two calls (the harness runs every peer in between) it is out of the caches, each
-/// bucket a miss to memory: at 2^16 buckets (512 KiB) that was most of a small input's time.
-/// Corpus files under 200 KB, the table evicted before each call (`deflate_speed -c 64`):
-/// 5.1-5.4 ms before; 4.2 ms with the full table prefetched in order, 3.7-4.3 ms sized to the
-/// input as well, 3.0 ms with [`warm`] reading it instead of prefetching; 424,033 -> 424,089
-/// bytes. With the table in the caches: 2.59-2.64 -> 2.60-2.67 ms. A quarter as many buckets
-/// as positions gave 3.6 ms (prefetched) but was 10-15% slower in the caches on
-/// `asyoulik.txt` and `sum`: more positions share a bucket, more candidates fail.
-fn fit_bits(len: usize) -> u32 {
-    (usize::BITS - len.leading_zeros())
-        .saturating_sub(1)
-        .max(10)
-}
-
 /// Reads the slots a parse will use, one word per cache line, in order, before it starts: the
 /// hardware streams them in far faster than the parse's scattered misses would bring them.
 /// Files under 200 KB, the table evicted before each call: 5.1 ms -> 3.0 ms with
-/// [`fit_bits`] (prefetch instructions instead of reads: 3.8 ms, many are dropped); whole
+/// [`fit_bits`] (see [`run`]; prefetch instructions instead of reads: 3.8 ms, many are
+/// dropped); whole
 /// per-file corpus 45.0 -> 42.2 ms. With the table in the caches the reads cost nothing
 /// measurable (2.69 ms either way on the small files).
 fn warm(slots: &[u32]) {
@@ -175,6 +157,16 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
             (minlen::long_keys(data.len(), || minlen::sample(data)), None)
         }
     };
+    // A buffer that no segment continues hashes into `fit_bits` buckets. The table is not
+    // cleared per call (see `Table`), and in a program that does other work between two calls
+    // (the harness runs every peer in between) it is out of the caches, each bucket a miss to
+    // memory: at 2^16 buckets (512 KiB) that was most of a small input's time. Corpus files
+    // under 200 KB, the table evicted before each call (`deflate_speed -c 64`): 5.1-5.4 ms
+    // before; 4.2 ms with the full table prefetched in order, 3.7-4.3 ms sized to the input as
+    // well, 3.0 ms with `warm` reading it instead of prefetching; 424,033 -> 424,089 bytes. With
+    // the table in the caches: 2.59-2.64 -> 2.60-2.67 ms. A quarter as many buckets as
+    // positions gave 3.6 ms (prefetched) but was 10-15% slower in the caches on `asyoulik.txt`
+    // and `sum`: more positions share a bucket, more candidates fail.
     // A buffer kept for a continuation grows, and one that goes on from the last keeps its
     // buckets: both get every bucket of the memory level.
     let bits = if base.is_some() || ctx.keep {
@@ -253,12 +245,16 @@ fn parse<const KEY5: bool, const SMALL: bool>(
     let mut miss = 0usize;
     // The distance of the match that ended at `p` (0 after a literal).
     let mut rep = 0usize;
-    // The bucket of `p`, computed where the parse decided to go there (for its prefetch).
-    let mut h = if p + 4 <= end {
-        key::<KEY5, SMALL>(buf, p, shift)
-    } else {
-        0
+    // The bucket of a position the parse goes to (0 where it has no four bytes: the loop ends).
+    let bucket_at = |q: usize| {
+        if q + 4 <= end {
+            key::<KEY5, SMALL>(buf, q, shift)
+        } else {
+            0
+        }
     };
+    // The bucket of `p`, computed where the parse decided to go there (for its prefetch).
+    let mut h = bucket_at(p);
     while p + 4 <= end {
         // The next position's bucket (the next position, unless a match follows): its load
         // overlaps this one's work. `w >> 8` starts with that position's bytes, or with the
@@ -294,13 +290,8 @@ fn parse<const KEY5: bool, const SMALL: bool>(
         }
         {
             if l >= min {
-                let next = if p + l + 4 <= end {
-                    let k = key::<KEY5, SMALL>(buf, p + l, shift);
-                    crate::arch::prefetch(&table[..], 2 * k);
-                    k
-                } else {
-                    0
-                };
+                let next = bucket_at(p + l);
+                crate::arch::prefetch(&table[..], 2 * next);
                 ctx.sb.matched(l as u32, (p - c) as u32);
                 // Positions p + 1.. inside the match (those with four bytes), at most
                 // `insert_inside`. The first three (level 1's row hashes three), when all have
@@ -346,9 +337,7 @@ fn parse<const KEY5: bool, const SMALL: bool>(
             let to = (p + step).min(end);
             ctx.sb.lits(&buf[p..to]);
             p = to;
-            if p + 4 <= end {
-                h = key::<KEY5, SMALL>(buf, p, shift);
-            }
+            h = bucket_at(p);
         }
         ctx.sym_done(buf, p);
     }
