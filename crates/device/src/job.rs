@@ -200,7 +200,7 @@ fn clog2c(c: u32) -> f64 {
 /// bytes), from a byte histogram and a `c log2 c` table — a few microseconds per block. Bytes
 /// spread that evenly may still repeat at distances DEFLATE reaches (a ramp of every byte
 /// value, a table of them, a block of random bytes written twice: entropy 8.0, yet gzip
-/// compresses 10 MB of the bytes 0..251 repeated to 75 KB); [`repeats`] looks for that before
+/// compresses 10 MB of the bytes 0..251 repeated to 75 KB); `repeats` looks for that before
 /// the data is stored.
 pub fn looks_incompressible(data: &[u8]) -> bool {
     data.len() >= INCOMPRESSIBLE_MIN && spread_evenly(data) && !repeats(data)

@@ -7,7 +7,7 @@
 //!   as a whole-buffer fast path and as a resumable streaming decoder;
 //! - [`deflate`]: RFC 1951 encoding, levels 0-12, with the same containers and zlib's flush modes;
 //! - [`checksum`]: CRC-32 and Adler-32 with run-time SIMD selection and combine functions;
-//! - [`format`]: the container types shared by both directions;
+//! - [`format`](mod@format): the container types shared by both directions;
 //! - [`mem`]: the huge-page hint for large output buffers.
 //!
 //! The engine runs on the caller's thread. It must not spawn threads, do I/O, read the

@@ -1,5 +1,5 @@
 //! zlib's deflate family as C entry points: argument checks and `z_stream` bookkeeping with
-//! zlib's exact return codes, around a [`DeflateStream`] that does the work.
+//! zlib's exact return codes, around a `DeflateStream` that does the work.
 //!
 //! `strm->state` points to a [`DState`] whose `strm` field must equal the `z_stream` it was
 //! created for (zlib's `deflateStateCheck`): a `z_stream` copied by value instead of with

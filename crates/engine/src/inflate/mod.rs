@@ -1,6 +1,6 @@
 //! DEFLATE decoding (RFC 1951) with the raw, zlib (RFC 1950) and gzip (RFC 1952) containers.
 //!
-//! Two APIs over one block decoder ([`core`]):
+//! Two APIs over one block decoder (`core.rs`):
 //! - whole-buffer: [`decompress`] and the reusable [`Decompressor`], which decode straight into
 //!   a growing `Vec` (or a caller's slice) and checksum each piece with SIMD while it is in
 //!   cache;

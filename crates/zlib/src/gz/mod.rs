@@ -3,7 +3,7 @@
 //! concatenated members, `gzgetc()` served from a buffer the macro in `zlib.h` reads directly,
 //! seeking by re-reading, and `gzerror` messages of the form `path: message`.
 //!
-//! Writing goes through the same [`DeflateStream`](crate::deflate_stream) as `deflate()`, so a
+//! Writing goes through the same `DeflateStream` (`deflate_stream.rs`) as `deflate()`, so a
 //! large file written with `gzwrite` is compressed on all cores. Reading uses the engine's
 //! streaming decoder.
 //!
