@@ -620,6 +620,15 @@ mod tests {
     /// Buffers shorter than a word: every position is inserted (with its bytes read as zeros
     /// past the end) and searched without reading out of bounds, on both kinds of chains.
     #[test]
+    fn small_buffers_use_fewer_buckets() {
+        assert_eq!(fit_bits(0), 10);
+        assert_eq!(fit_bits(3_000), 11);
+        assert_eq!(fit_bits(40_000), 15);
+        assert_eq!(fit_bits(65_535), 15);
+        assert_eq!(fit_bits(65_536), 16);
+    }
+
+    #[test]
     fn buffers_shorter_than_a_word() {
         for len in 0..12usize {
             let buf: Vec<u8> = (0..len).map(|i| b"abab"[i % 4]).collect();

@@ -30,12 +30,16 @@ const SLOTS: usize = 2 << TABLE_BITS;
 /// hardware streams them in far faster than the parse's scattered misses would bring them.
 /// Files under 200 KB, the table evicted before each call: 5.1 ms -> 3.0 ms with
 /// [`fit_bits`] (see [`run`]; prefetch instructions instead of reads: 3.8 ms, many are
-/// dropped); whole
-/// per-file corpus 45.0 -> 42.2 ms. With the table in the caches the reads cost nothing
-/// measurable (2.69 ms either way on the small files).
+/// dropped); whole per-file corpus 45.0 -> 42.2 ms. With the table in the caches the reads
+/// cost nothing measurable (2.69 ms either way on the small files).
 fn warm(slots: &[u32]) {
     let x = slots.iter().step_by(16).fold(0, |a, &x| a ^ x);
     std::hint::black_box(x);
+}
+
+/// The shift that takes a full-table hash to `2^bits` buckets.
+fn shift_for(bits: u32) -> u32 {
+    TABLE_BITS - bits.min(TABLE_BITS)
 }
 
 /// The bucket of the position whose bytes start `w` (see [`word`]; the position has at least
@@ -204,16 +208,12 @@ fn parse<const KEY5: bool, const SMALL: bool>(
     let end = buf.len();
     let max_dist = ctx.max_dist;
     // The stream's buckets: 2^hash_bits (its memory level's) of the table's 2^TABLE_BITS.
-    let shift = TABLE_BITS - bits.min(TABLE_BITS);
+    let shift = shift_for(bits);
     let base = match resume {
         Some(base) => base,
         // Every slot an earlier segment may have written: its buckets were at most the
         // memory level's.
-        None => tab.begin(
-            end,
-            max_dist,
-            SLOTS >> (TABLE_BITS - ctx.hash_bits.min(TABLE_BITS)),
-        ),
+        None => tab.begin(end, max_dist, SLOTS >> shift_for(ctx.hash_bits)),
     };
     // A fixed-size table: the hash's range then needs no bounds checks.
     let table: &mut [u32; SLOTS] = tab
@@ -421,15 +421,6 @@ mod tests {
             // The bases went back to the start: the table was cleared once more.
             assert!(near_overflow.table.next_base < 1 << 20);
         }
-    }
-
-    #[test]
-    fn small_buffers_use_fewer_buckets() {
-        assert_eq!(super::fit_bits(0), 10);
-        assert_eq!(super::fit_bits(3_000), 11);
-        assert_eq!(super::fit_bits(40_000), 15);
-        assert_eq!(super::fit_bits(65_535), 15);
-        assert_eq!(super::fit_bits(65_536), 16);
     }
 
     #[test]
