@@ -7,46 +7,24 @@
 //! buffer, so the decoder can stop between any two units and resume with the next input piece.
 //! Only a match that does not fit the output space is split (the `Copy` state).
 //!
-//! Optimizations: when at least 16 input bytes and 290 output bytes remain, a fast loop refills
-//! the bit buffer a word at a time (branch-free: `bitcnt |= 56`), looks up each symbol's table
-//! entry while the previous one is still being handled, decodes up to three literals per
-//! refill, consumes a symbol and its extra bits with one shift, and copies matches in whole
-//! words into the slack past the output position (`copy.rs`).
-//! The fast loop gives back whole unread bytes on exit so the slow path never holds more than
-//! seven bits, which is what lets a stream end exactly at its last byte.
+//! Coded data goes through the loops of `fast.rs` while at least 16 input bytes and some
+//! output room remain; they give back whole unread bytes on exit, so this slow path never
+//! holds more than seven bits, which is what lets a stream end exactly at its last byte.
 //!
-//! Two literals per primary entry (ISA-L's multi-symbol idea within the 11-bit table: the
-//! second literal in the entry's spare bits, written with the first as one 16-bit store, the
-//! output advanced by a count bit) did not pay: over zlib -6 streams of bible.txt, world192.txt,
-//! kennedy.xls, plrabn12.txt and urls.10K (`examples/inflate_raw.rs`), the loop with a
-//! variable advance per literal went from 1170 to 1111 MB/s, and the pairs on top to 1079.
-//! The literal path is bound by its unpredictable literal-or-length branch, which pairs do
-//! not remove, more than by the lookup chain they shorten. Building the tables without
-//! data-dependent branches (libdeflate's bit-reversed increment, unused symbols sorted with
-//! the rest) took callgrind's modelled mispredictions per bible.txt decode from 246K to 214K
-//! and changed no measured time, on small files either.
+//! Building the tables without data-dependent branches (libdeflate's bit-reversed increment,
+//! unused symbols sorted with the rest) took callgrind's modelled mispredictions per bible.txt
+//! decode from 246K to 214K and changed no measured time, on small files either.
 #![forbid(unsafe_code)]
 
-use super::copy::{self, copy_match};
+use super::copy;
 use super::error::ErrorKind;
+use super::fast::{self, Stop, FAST_IN, FAST_OUT, TAIL_OUT};
 use super::huffman::{self as hf, Alphabet};
 
 /// Order in which code-length code lengths are sent.
 const CL_ORDER: [usize; 19] = [
     16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
 ];
-
-/// Output slack the fast loop needs: two literals, then a maximal match plus the copy's
-/// overshoot.
-const FAST_OUT: usize = 2 + 258 + copy::SLACK;
-/// Output room the tail copy of the fast loop needs (the last `FAST_OUT` bytes of an output
-/// buffer): the three literals an iteration may write. Its matches check their own room: they
-/// are copied by [`copy::copy_match_bounded`], and one that does not fit at all leaves the loop
-/// for [`State::Copy`]. Before, that whole stretch went through the
-/// slow path: 8-30% of a 1-4 KiB message, half of a 512-byte streaming buffer.
-const TAIL_OUT: usize = 3;
-/// Input the fast loop needs for an unconditional 8-byte refill.
-const FAST_IN: usize = 16;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -129,6 +107,17 @@ impl Default for Core {
         }
     }
 }
+
+/// [`fast::run`] or [`fast::run_tail`].
+type FastLoop = fn(
+    &mut fast::Bits,
+    &[u32],
+    &[u8],
+    &mut usize,
+    &mut [u8],
+    &mut usize,
+    usize,
+) -> Result<Stop, ErrorKind>;
 
 /// Outcome of trying to decode one coded unit from the bit buffer.
 enum Unit {
@@ -548,13 +537,13 @@ impl Core {
                 State::Codes => {
                     (self.header_end, self.header_stopped) = (false, false);
                     if input.len() - *ip >= FAST_IN && out.len() - *op >= FAST_OUT {
-                        self.fast(input, ip, out, op, hist_start)?;
+                        self.fast_with(fast::run, input, ip, out, op, hist_start)?;
                         if self.state != State::Codes {
                             continue;
                         }
                     }
                     if input.len() - *ip >= FAST_IN && out.len() - *op >= TAIL_OUT {
-                        self.fast_tail(input, ip, out, op, hist_start)?;
+                        self.fast_with(fast::run_tail, input, ip, out, op, hist_start)?;
                         if self.state != State::Codes {
                             continue;
                         }
@@ -657,238 +646,30 @@ impl Core {
         result.map(|()| i)
     }
 
-    /// The fast loop: requires `FAST_IN` input and `FAST_OUT` output bytes at every step. (Its
-    /// tail copy, [`Core::fast_tail`], needs only `TAIL_OUT`, and each of its matches checks
-    /// that it fits.)
-    ///
-    /// Each iteration starts with a refill and holds the literal/length entry for the next
-    /// symbol, looked up ahead (the lookup's latency overlaps the previous symbol's work). A
-    /// literal, a length and a distance each leave the buffer with one shift that takes the
-    /// codeword and its extra bits together.
-    ///
-    /// Bit budget: a refill counts 56 to 63 bits, but all 64 bits of the buffer are input (the
-    /// bits past the count are read again by the next refill), and a lookup may use uncounted
-    /// bits. Three literals (11 bits each from the primary table) leave 23 counted bits for the
-    /// next lookup. A match takes at most 20 + 28 bits and leaves 16 valid bits, enough for the
-    /// next lookup before the refill that opens the next iteration, so the refill's latency
-    /// stays off the chain from one symbol to the next. One refill per iteration reads eight
-    /// bytes, inside the `FAST_IN` window whose check is the loop's input bound.
-    ///
-    /// A length after one or two literals is decoded in the same iteration, after a second
-    /// refill (libdeflate's order), rather than after the loop's bounds checks and literal
-    /// test: zlib -6 streams of the corpus, best of 80 in alternating processes, 2-5% faster on
-    /// every file in the `inflate_raw` example (total 923.5 -> 952.3 MB/s; the other order of
-    /// runs 908.6 -> 942.4), about 1% in the bench harness's binary (the same code laid out
-    /// elsewhere). The output room (`FAST_OUT`) covers the two literals before a maximal match.
-    ///
-    /// Compiled twice: for the baseline CPU and, chosen at run time, for BMI2, whose shifts by
-    /// a variable count are one instruction instead of three.
-    #[inline(never)]
-    fn fast(
+    /// Runs `loop_fn` (one of [`fast::run`] and [`fast::run_tail`]) from the decoder's bit
+    /// buffer, and goes on to the next state where it stopped at the block's end or in a
+    /// match that does not fit.
+    fn fast_with(
         &mut self,
+        loop_fn: FastLoop,
         input: &[u8],
         ip: &mut usize,
         out: &mut [u8],
         op: &mut usize,
         hist_start: usize,
     ) -> Result<(), ErrorKind> {
-        crate::arch::with_bmi2(
-            #[inline(always)]
-            || self.fast_body::<false>(input, ip, out, op, hist_start),
-        )
-    }
-
-    /// The fast loop for the last `FAST_OUT` bytes of an output buffer. It runs a few hundred
-    /// bytes per buffer, so it is compiled once, for the baseline CPU, and kept apart from the
-    /// main loop's code.
-    #[cold]
-    #[inline(never)]
-    fn fast_tail(
-        &mut self,
-        input: &[u8],
-        ip: &mut usize,
-        out: &mut [u8],
-        op: &mut usize,
-        hist_start: usize,
-    ) -> Result<(), ErrorKind> {
-        self.fast_body::<true>(input, ip, out, op, hist_start)
-    }
-
-    #[inline(always)]
-    fn fast_body<const TAIL: bool>(
-        &mut self,
-        input: &[u8],
-        ip: &mut usize,
-        out: &mut [u8],
-        op: &mut usize,
-        hist_start: usize,
-    ) -> Result<(), ErrorKind> {
-        let mut bitbuf = self.bitbuf;
-        // The bit count is the low byte of `bitcnt`. A symbol subtracts its whole table entry,
-        // whose low byte is the bits it takes (libdeflate's trick: no extraction on the chain);
-        // the bytes above collect borrows and are ignored.
-        let mut bitcnt = self.bitcnt;
-        let mut pos = *ip;
-        let mut o = *op;
-        let start_pos = pos;
-        const LMASK: u64 = (1 << hf::LITLEN_BITS) - 1;
-        const DMASK: u64 = (1 << hf::DIST_BITS) - 1;
-        const DIST_AT: usize = hf::DIST_AT;
-        let mut result = Ok(());
-        let mut ended = false;
-        let t = self.tables();
-        // Both primary arrays are always there; saying so lets the compiler drop the bounds
-        // checks of the masked primary lookups below.
-        assert!(t.len() >= hf::PAIR_PRIMARY);
-        // Fills the bit buffer to 56..=63 bits from the first eight bytes of `$from` (the input
-        // at `pos`) and advances `pos` by the whole bytes taken (bits past `bitcnt` are the
-        // following input, or zero).
-        macro_rules! refill {
-            ($from:expr) => {
-                let w = u64::from_le_bytes($from[..8].try_into().unwrap());
-                bitbuf |= w.wrapping_shl(bitcnt);
-                pos += ((!bitcnt >> 3) & 7) as usize;
-                bitcnt |= 56;
-            };
-        }
-        // Consumes entry `$e`'s codeword and extra bits (a shift by the whole entry, see
-        // `huffman.rs`); yields its base plus the extra bits.
-        macro_rules! consume {
-            ($e:expr) => {{
-                let saved = bitbuf;
-                let total = hf::e_total($e);
-                bitbuf = bitbuf.wrapping_shr($e);
-                bitcnt = bitcnt.wrapping_sub($e);
-                hf::e_base($e)
-                    + (saved & ((1u64 << total) - 1)).wrapping_shr(hf::e_shift($e)) as u32
-            }};
-        }
-        // Writes literal entry `$e`'s byte to `$w[$k]` (output position `o`: `$w` is `out` and
-        // `$k` is `o`, or a window of `out` starting at `o`) and looks up the next entry.
-        macro_rules! lit {
-            ($w:ident, $k:expr, $e:ident) => {
-                bitbuf = bitbuf.wrapping_shr($e);
-                bitcnt = bitcnt.wrapping_sub($e);
-                $w[$k] = ($e >> 16) as u8;
-                o += 1;
-                $e = t[(bitbuf & LMASK) as usize];
-            };
-        }
-        let room = if TAIL { TAIL_OUT } else { FAST_OUT };
-        if !(input.len() - pos >= FAST_IN && out.len() - o >= room) {
-            return Ok(());
-        }
-        refill!(input[pos..]);
-        let mut e = t[(bitbuf & LMASK) as usize];
-        // The loop's input bound and the refill's read in one check.
-        while let Some(win) = input.get(pos..pos + FAST_IN) {
-            if out.len() - o < room {
-                break;
-            }
-            // Here `e` is the entry for the next symbol, looked up from the buffer's valid bits
-            // (which after a match run past `bitcnt`; see the bit budget above).
-            let top = pos;
-            refill!(win);
-            if e & hf::LITERAL != 0 {
-                // Up to three literals, each taking at most 11 of the 56 bits. One bounds
-                // check covers the three bytes they may write.
-                let lit: &mut [u8; 3] = (&mut out[o..o + 3]).try_into().unwrap();
-                lit!(lit, 0, e);
-                if e & hf::LITERAL != 0 {
-                    lit!(lit, 1, e);
-                    if e & hf::LITERAL != 0 {
-                        lit!(lit, 2, e);
-                        continue;
-                    }
-                }
-                if e & hf::EXCEPTIONAL != 0 {
-                    continue;
-                }
-                // A length after one or two literals: decoded here after a second refill
-                // (inside the window: the first took at most 7 bytes), not after a round of
-                // the loop.
-                refill!(win[pos - top..]);
-            }
-            if e & hf::EXCEPTIONAL != 0 {
-                if hf::e_kind(e) == hf::SUB {
-                    bitbuf >>= hf::LITLEN_BITS;
-                    bitcnt = bitcnt.wrapping_sub(hf::LITLEN_BITS);
-                    let sb = hf::e_sub_bits(e);
-                    e = t[hf::e_base(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
-                    if e & hf::LITERAL != 0 {
-                        lit!(out, o, e);
-                        continue;
-                    }
-                }
-                match hf::e_kind(e) {
-                    hf::LEN => {}
-                    hf::EOB => {
-                        bitbuf >>= hf::e_total(e);
-                        bitcnt = bitcnt.wrapping_sub(e);
-                        ended = true;
-                        break;
-                    }
-                    _ => {
-                        result = Err(ErrorKind::InvalidSymbol);
-                        break;
-                    }
-                }
-            }
-            let len = consume!(e) as usize;
-            let mut d = t[DIST_AT + (bitbuf & DMASK) as usize];
-            if d & hf::EXCEPTIONAL != 0 {
-                if hf::e_kind(d) == hf::SUB {
-                    bitbuf >>= hf::DIST_BITS;
-                    bitcnt = bitcnt.wrapping_sub(hf::DIST_BITS);
-                    let sb = hf::e_sub_bits(d);
-                    d = t[hf::e_base(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
-                }
-                if hf::e_kind(d) != hf::DIST {
-                    result = Err(ErrorKind::InvalidSymbol);
-                    break;
-                }
-            }
-            let dist = consume!(d) as usize;
-            if dist > o - hist_start {
-                result = Err(ErrorKind::DistanceTooFar);
-                break;
-            }
-            e = t[(bitbuf & LMASK) as usize];
-            if TAIL && out.len() - o < len {
-                // The output is full before the match ends: the run loop copies what fits
-                // (`State::Copy`) and keeps the rest for the next call.
-                self.state = State::Copy {
-                    len: len as u32,
-                    dist: dist as u32,
-                };
-                break;
-            }
-            if TAIL {
-                copy::copy_match_bounded(out, o, dist, len);
-            } else {
-                copy_match(out, o, dist, len);
-            }
-            o += len;
-        }
-        // Give back whole bytes read ahead in this run, so at most 7 bits stay buffered.
-        // Only the low byte of `bitcnt` counts (see `bitcnt` above).
-        let mut bitcnt = bitcnt & 0xff;
-        let back = ((bitcnt >> 3) as usize).min(pos - start_pos);
-        pos -= back;
-        bitcnt -= (back as u32) << 3;
-        bitbuf &= if bitcnt == 0 {
-            0
-        } else {
-            u64::MAX >> (64 - bitcnt)
+        let mut bits = fast::Bits {
+            bitbuf: self.bitbuf,
+            bitcnt: self.bitcnt,
         };
-        self.bitbuf = bitbuf;
-        self.bitcnt = bitcnt;
-        *ip = pos;
-        *op = o;
-        if ended {
-            self.state = State::BlockHeader;
+        let stop = loop_fn(&mut bits, self.tables(), input, ip, out, op, hist_start);
+        (self.bitbuf, self.bitcnt) = (bits.bitbuf, bits.bitcnt);
+        match stop? {
+            Stop::Room => {}
+            Stop::End => self.state = State::BlockHeader,
+            Stop::Copy { len, dist } => self.state = State::Copy { len, dist },
         }
-        result
+        Ok(())
     }
 }
 

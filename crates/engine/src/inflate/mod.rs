@@ -15,6 +15,7 @@ mod container;
 mod copy;
 mod core;
 mod error;
+mod fast;
 mod huffman;
 mod stream;
 

@@ -1,0 +1,421 @@
+//! The decode loops for coded data while input and output room last (`core.rs` runs them and
+//! decodes the rest a unit at a time).
+//!
+//! Both refill the 64-bit bit buffer a word at a time without a branch (`bitcnt |= 56`), take
+//! a symbol and its extra bits with one shift by the whole table entry (`huffman.rs`), decode
+//! up to three literals per refill and copy matches in whole words into the slack past the
+//! output position (`copy.rs`). On exit they give back the whole bytes read ahead, so the
+//! caller never holds more than seven bits, which lets a stream end exactly at its last byte.
+//!
+//! - [`run`], the main loop, needs [`FAST_IN`] input and [`FAST_OUT`] output bytes at every
+//!   step. It follows libdeflate's order (see [`run`]).
+//! - [`run_tail`] covers the last [`FAST_OUT`] bytes of an output buffer, needing only
+//!   [`TAIL_OUT`]: each of its matches checks its own room.
+//!
+//! Two literals per primary entry (ISA-L's multi-symbol idea within the 11-bit table: the
+//! second literal in the entry's spare bits, written with the first as one 16-bit store, the
+//! output advanced by a count bit) did not pay, in the loop's order before libdeflate's (see
+//! [`run`]): over zlib -6 streams of bible.txt, world192.txt, kennedy.xls, plrabn12.txt and
+//! urls.10K (`examples/inflate_raw.rs`), the loop with a variable advance per literal went
+//! from 1170 to 1111 MB/s, and the pairs on top to 1079. The literal path is bound by its
+//! unpredictable literal-or-length branch, which pairs do not remove, more than by the lookup
+//! chain they shorten.
+#![forbid(unsafe_code)]
+
+use super::copy::{self, copy_match};
+use super::error::ErrorKind;
+use super::huffman as hf;
+
+/// Output room the main loop needs: two literals, then a maximal match plus the copy's
+/// overshoot.
+pub const FAST_OUT: usize = 2 + 258 + copy::SLACK;
+/// Output room the tail loop needs (the last `FAST_OUT` bytes of an output buffer): the three
+/// literals an iteration may write. Its matches check their own room: they are copied by
+/// [`copy::copy_match_bounded`], and one that does not fit at all ends the loop
+/// ([`Stop::Copy`]). Before, that whole stretch went through the slow path: 8-30% of a
+/// 1-4 KiB message, half of a 512-byte streaming buffer.
+pub const TAIL_OUT: usize = 3;
+/// Input both loops need at every step: two 8-byte refills, each past at most seven bytes
+/// the one before took.
+pub const FAST_IN: usize = 16;
+
+const LMASK: u64 = (1 << hf::LITLEN_BITS) - 1;
+const DMASK: u64 = (1 << hf::DIST_BITS) - 1;
+
+/// The bit buffer between calls: `bitcnt` bits (at most 7 on return) in the low end of
+/// `bitbuf`, the rest zero.
+pub struct Bits {
+    pub bitbuf: u64,
+    pub bitcnt: u32,
+}
+
+/// Why a loop returned without an error.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Too little input or output room left for another step.
+    Room,
+    /// The block's end-of-block symbol was consumed.
+    End,
+    /// (Tail loop) A match was decoded that does not fit in the output: the caller copies
+    /// what fits and keeps the rest.
+    Copy { len: u32, dist: u32 },
+}
+
+/// Fills `$bitbuf` to 56..=63 counted bits from the eight input bytes at `$pos` and advances
+/// `$pos` by the whole bytes taken. All 64 bits of the buffer are then input: the bits past
+/// the count are the bytes at the new `$pos`, which the next refill ORs in again unchanged.
+/// The count is the low byte of `$bitcnt` (see [`run`]); bits 3-5 of its complement are the
+/// whole bytes missing.
+macro_rules! refill {
+    ($input:ident, $pos:ident, $bitbuf:ident, $bitcnt:ident) => {
+        let w = u64::from_le_bytes($input[$pos..$pos + 8].try_into().unwrap());
+        $bitbuf |= w.wrapping_shl($bitcnt);
+        $pos += ((!$bitcnt >> 3) & 7) as usize;
+        $bitcnt |= 56;
+    };
+}
+
+/// Gives back the whole bytes read ahead since `start` (the bits past the count are dropped),
+/// so at most 7 bits stay buffered, and stores the bit buffer and positions.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn finish(
+    bits: &mut Bits,
+    bitbuf: u64,
+    bitcnt: u32,
+    pos: usize,
+    start: usize,
+    ip: &mut usize,
+    o: usize,
+    op: &mut usize,
+) {
+    // Only the low byte of `bitcnt` counts.
+    let mut bitcnt = bitcnt & 0xff;
+    let back = ((bitcnt >> 3) as usize).min(pos - start);
+    bitcnt -= (back as u32) << 3;
+    bits.bitbuf = bitbuf
+        & if bitcnt == 0 {
+            0
+        } else {
+            u64::MAX >> (64 - bitcnt)
+        };
+    bits.bitcnt = bitcnt;
+    *ip = pos - back;
+    *op = o;
+}
+
+/// The main loop over `input[*ip..]` into `out[*op..]` (`out[hist_start..*op]` is the
+/// history matches may reach), with the block's tables `t` ([`hf::build_pair`]). Returns at
+/// the block's end, when fewer than [`FAST_IN`] input or [`FAST_OUT`] output bytes remain,
+/// or on an invalid symbol or distance (with the positions where it was found).
+///
+/// libdeflate's order. The next literal/length entry is always looked up before the bits of
+/// the one in hand are known to be a literal or not, and a symbol's bits leave the buffer
+/// first thing, whatever it is (a length's extra bits are taken from the buffer saved before
+/// the shift). The refill comes after the lookup of the next entry, off its path, and only
+/// where an iteration ends: after the third literal, after a match, and, conditionally,
+/// before a distance. Against the order before (a refill at the top of every iteration, the
+/// bits consumed after the test, a second refill before a length that follows literals),
+/// zlib -6 streams of the corpus (`examples/inflate_raw.rs`, alternating processes, best of
+/// 20 in six rounds) decode 5.5% faster in total (1242.7 -> 1312.3 MB/s; bible.txt 1311 ->
+/// 1399, world192.txt 1073 -> 1129, kennedy.xls 1836 -> 1920), about libdeflate's speed.
+/// Writing the literals and matches through raw pointers gained nothing more (1.00x); one
+/// bounds check per byte written cost 5%, hence the three-byte window the literals go to.
+///
+/// Bit budget, in bits consumed since the last refill (`C`), which left at least 56 counted
+/// and 64 valid: a lookup of `w` bits needs `C + w <= 64`, and `C` must stay within the count.
+/// Literals from the primary table take at most 11 bits, a length with its extra bits 16 (20
+/// through a subtable). Two literals and a length: `C <= 42`, and the distance lookup (8 bits)
+/// fits. A distance takes at most 21 bits and the next lookup 11, so the distance is preceded
+/// by a refill unless 32 or more counted bits remain (then `C <= 31` and `31 + 21 + 11 <=
+/// 64`). Each iteration refills at most twice, reading at most 15 bytes past where it began:
+/// inside the [`FAST_IN`] its bound checks.
+///
+/// The bit count lives in the low byte of `bitcnt`: a symbol subtracts its whole table entry,
+/// whose low byte is the bits it takes (libdeflate's trick: no extraction on the chain); the
+/// bytes above collect borrows and are ignored. A shift by the whole entry uses its low six
+/// bits, which are the same bits.
+///
+/// Compiled twice: for the baseline CPU and, chosen at run time, for BMI2, whose shifts by a
+/// variable count are one instruction instead of three.
+#[inline(never)]
+pub fn run(
+    bits: &mut Bits,
+    t: &[u32],
+    input: &[u8],
+    ip: &mut usize,
+    out: &mut [u8],
+    op: &mut usize,
+    hist_start: usize,
+) -> Result<Stop, ErrorKind> {
+    crate::arch::with_bmi2(
+        #[inline(always)]
+        || run_body(bits, t, input, ip, out, op, hist_start),
+    )
+}
+
+#[inline(always)]
+fn run_body(
+    bits: &mut Bits,
+    t: &[u32],
+    input: &[u8],
+    ip: &mut usize,
+    out: &mut [u8],
+    op: &mut usize,
+    hist_start: usize,
+) -> Result<Stop, ErrorKind> {
+    let (mut bitbuf, mut bitcnt) = (bits.bitbuf, bits.bitcnt);
+    let (mut pos, mut o) = (*ip, *op);
+    // Both primary arrays are always there; saying so lets the compiler drop the bounds checks
+    // of the masked primary lookups below.
+    assert!(t.len() >= hf::PAIR_PRIMARY);
+    let (Some(in_end), Some(out_end)) = (
+        input.len().checked_sub(FAST_IN),
+        out.len().checked_sub(FAST_OUT),
+    ) else {
+        return Ok(Stop::Room);
+    };
+    if pos > in_end || o > out_end {
+        return Ok(Stop::Room);
+    }
+    let start = pos;
+    // Takes entry `$e`'s bits (codeword and extra bits) out of the buffer.
+    macro_rules! eat {
+        ($e:expr) => {
+            bitbuf = bitbuf.wrapping_shr($e);
+            bitcnt = bitcnt.wrapping_sub($e);
+        };
+    }
+    // The base of length or distance entry `$e` plus its extra bits, from `$saved`, the
+    // buffer before the entry was eaten.
+    macro_rules! value {
+        ($saved:expr, $e:expr) => {
+            hf::e_base($e)
+                + ($saved & ((1u64 << hf::e_total($e)) - 1)).wrapping_shr(hf::e_shift($e)) as u32
+        };
+    }
+    let mut stop = Stop::Room;
+    let mut result = Ok(());
+    refill!(input, pos, bitbuf, bitcnt);
+    let mut e = t[(bitbuf & LMASK) as usize];
+    while pos <= in_end && o <= out_end {
+        let mut saved = bitbuf;
+        eat!(e);
+        if e & hf::LITERAL != 0 {
+            // Up to three literals; one bounds check covers the bytes they may write.
+            let lit: &mut [u8; 3] = (&mut out[o..o + 3]).try_into().unwrap();
+            lit[0] = (e >> 16) as u8;
+            e = t[(bitbuf & LMASK) as usize];
+            saved = bitbuf;
+            eat!(e);
+            o += 1;
+            if e & hf::LITERAL != 0 {
+                lit[1] = (e >> 16) as u8;
+                e = t[(bitbuf & LMASK) as usize];
+                saved = bitbuf;
+                eat!(e);
+                o += 1;
+                if e & hf::LITERAL != 0 {
+                    lit[2] = (e >> 16) as u8;
+                    e = t[(bitbuf & LMASK) as usize];
+                    refill!(input, pos, bitbuf, bitcnt);
+                    o += 1;
+                    continue;
+                }
+            }
+        }
+        if e & hf::EXCEPTIONAL != 0 {
+            // A subtable pointer took the primary table's bits; its entry may be anything.
+            if hf::e_kind(e) == hf::SUB {
+                let sb = hf::e_sub_bits(e);
+                e = t[hf::e_base(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+                saved = bitbuf;
+                eat!(e);
+                if e & hf::LITERAL != 0 {
+                    out[o] = (e >> 16) as u8;
+                    o += 1;
+                    e = t[(bitbuf & LMASK) as usize];
+                    refill!(input, pos, bitbuf, bitcnt);
+                    continue;
+                }
+            }
+            match hf::e_kind(e) {
+                hf::LEN => {}
+                hf::EOB => {
+                    stop = Stop::End;
+                    break;
+                }
+                _ => {
+                    result = Err(ErrorKind::InvalidSymbol);
+                    break;
+                }
+            }
+        }
+        let len = value!(saved, e) as usize;
+        let mut d = t[hf::DIST_AT + (bitbuf & DMASK) as usize];
+        if d & hf::EXCEPTIONAL != 0 {
+            refill!(input, pos, bitbuf, bitcnt);
+            if hf::e_kind(d) == hf::SUB {
+                bitbuf >>= hf::DIST_BITS;
+                bitcnt = bitcnt.wrapping_sub(hf::DIST_BITS);
+                let sb = hf::e_sub_bits(d);
+                d = t[hf::e_base(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+            }
+            if hf::e_kind(d) != hf::DIST {
+                result = Err(ErrorKind::InvalidSymbol);
+                break;
+            }
+        } else if bitcnt & 0xff < 32 {
+            refill!(input, pos, bitbuf, bitcnt);
+        }
+        saved = bitbuf;
+        eat!(d);
+        let dist = value!(saved, d) as usize;
+        if dist > o - hist_start {
+            result = Err(ErrorKind::DistanceTooFar);
+            break;
+        }
+        e = t[(bitbuf & LMASK) as usize];
+        refill!(input, pos, bitbuf, bitcnt);
+        copy_match(out, o, dist, len);
+        o += len;
+    }
+    finish(bits, bitbuf, bitcnt, pos, start, ip, o, op);
+    result.map(|()| stop)
+}
+
+/// The loop for the last [`FAST_OUT`] bytes of an output buffer: [`run`]'s arguments and
+/// results, needing only [`TAIL_OUT`] output bytes; a match that does not fit ends it with
+/// [`Stop::Copy`]. It runs a few hundred bytes per buffer, so it is compiled once, for the
+/// baseline CPU, and kept apart from the main loop's code. (It keeps the order the main loop
+/// had before: a refill at the top of each iteration, the entry's bits consumed once its kind
+/// is known, and a length after one or two literals decoded after a second refill.)
+#[cold]
+#[inline(never)]
+pub fn run_tail(
+    bits: &mut Bits,
+    t: &[u32],
+    input: &[u8],
+    ip: &mut usize,
+    out: &mut [u8],
+    op: &mut usize,
+    hist_start: usize,
+) -> Result<Stop, ErrorKind> {
+    let (mut bitbuf, mut bitcnt) = (bits.bitbuf, bits.bitcnt);
+    let (mut pos, mut o) = (*ip, *op);
+    let start = pos;
+    let mut stop = Stop::Room;
+    let mut result = Ok(());
+    // Consumes entry `$e`'s codeword and extra bits; yields its base plus the extra bits.
+    macro_rules! consume {
+        ($e:expr) => {{
+            let saved = bitbuf;
+            let total = hf::e_total($e);
+            bitbuf = bitbuf.wrapping_shr($e);
+            bitcnt = bitcnt.wrapping_sub($e);
+            hf::e_base($e) + (saved & ((1u64 << total) - 1)).wrapping_shr(hf::e_shift($e)) as u32
+        }};
+    }
+    // Writes literal entry `$e`'s byte to `$w[$k]` (output position `o`) and looks up the next
+    // entry.
+    macro_rules! lit {
+        ($w:ident, $k:expr, $e:ident) => {
+            bitbuf = bitbuf.wrapping_shr($e);
+            bitcnt = bitcnt.wrapping_sub($e);
+            $w[$k] = ($e >> 16) as u8;
+            o += 1;
+            $e = t[(bitbuf & LMASK) as usize];
+        };
+    }
+    if !(input.len() - pos >= FAST_IN && out.len() - o >= TAIL_OUT) {
+        return Ok(Stop::Room);
+    }
+    refill!(input, pos, bitbuf, bitcnt);
+    let mut e = t[(bitbuf & LMASK) as usize];
+    // The loop's input bound and the refills' reads in one check.
+    while let Some(win) = input.get(pos..pos + FAST_IN) {
+        if out.len() - o < TAIL_OUT {
+            break;
+        }
+        let top = pos;
+        let mut at = 0;
+        refill!(win, at, bitbuf, bitcnt);
+        pos += at;
+        if e & hf::LITERAL != 0 {
+            let lit: &mut [u8; 3] = (&mut out[o..o + 3]).try_into().unwrap();
+            lit!(lit, 0, e);
+            if e & hf::LITERAL != 0 {
+                lit!(lit, 1, e);
+                if e & hf::LITERAL != 0 {
+                    lit!(lit, 2, e);
+                    continue;
+                }
+            }
+            if e & hf::EXCEPTIONAL != 0 {
+                continue;
+            }
+            // A length after one or two literals, after a second refill (inside the window:
+            // the first took at most 7 bytes).
+            refill!(win, at, bitbuf, bitcnt);
+            pos = top + at;
+        }
+        if e & hf::EXCEPTIONAL != 0 {
+            if hf::e_kind(e) == hf::SUB {
+                bitbuf >>= hf::LITLEN_BITS;
+                bitcnt = bitcnt.wrapping_sub(hf::LITLEN_BITS);
+                let sb = hf::e_sub_bits(e);
+                e = t[hf::e_base(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+                if e & hf::LITERAL != 0 {
+                    lit!(out, o, e);
+                    continue;
+                }
+            }
+            match hf::e_kind(e) {
+                hf::LEN => {}
+                hf::EOB => {
+                    bitbuf >>= hf::e_total(e);
+                    bitcnt = bitcnt.wrapping_sub(e);
+                    stop = Stop::End;
+                    break;
+                }
+                _ => {
+                    result = Err(ErrorKind::InvalidSymbol);
+                    break;
+                }
+            }
+        }
+        let len = consume!(e) as usize;
+        let mut d = t[hf::DIST_AT + (bitbuf & DMASK) as usize];
+        if d & hf::EXCEPTIONAL != 0 {
+            if hf::e_kind(d) == hf::SUB {
+                bitbuf >>= hf::DIST_BITS;
+                bitcnt = bitcnt.wrapping_sub(hf::DIST_BITS);
+                let sb = hf::e_sub_bits(d);
+                d = t[hf::e_base(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
+            }
+            if hf::e_kind(d) != hf::DIST {
+                result = Err(ErrorKind::InvalidSymbol);
+                break;
+            }
+        }
+        let dist = consume!(d) as usize;
+        if dist > o - hist_start {
+            result = Err(ErrorKind::DistanceTooFar);
+            break;
+        }
+        e = t[(bitbuf & LMASK) as usize];
+        if out.len() - o < len {
+            // The output is full before the match ends: the caller copies what fits and keeps
+            // the rest for the next call.
+            stop = Stop::Copy {
+                len: len as u32,
+                dist: dist as u32,
+            };
+            break;
+        }
+        copy::copy_match_bounded(out, o, dist, len);
+        o += len;
+    }
+    finish(bits, bitbuf, bitcnt, pos, start, ip, o, op);
+    result.map(|()| stop)
+}
