@@ -117,15 +117,19 @@ fn finish(
 /// before a distance. Against the order before (a refill at the top of every iteration, the
 /// bits consumed after the test, a second refill before a length that follows literals),
 /// zlib -6 streams of the corpus (`examples/inflate_raw.rs`, alternating processes, best of
-/// 20 in six rounds) decode 5.5% faster in total (1242.7 -> 1312.3 MB/s; bible.txt 1311 ->
-/// 1399, world192.txt 1073 -> 1129, kennedy.xls 1836 -> 1920), about libdeflate's speed.
-/// Writing the literals and matches through raw pointers gained nothing more (1.00x); one
-/// bounds check per byte written cost 5%, hence the three-byte window the literals go to.
+/// 20 in six rounds) decode 8% faster in total (1253.9 -> 1357.1 MB/s; bible.txt, world192.txt
+/// and plrabn12.txt 9-10%, kennedy.xls 5%), 2-4% faster than libdeflate in the same
+/// conditions (in the bench harness, 1.05x the fastest peer where it was 0.96x). Writing the
+/// literals and matches through raw pointers gained nothing more (1.00x); one bounds check
+/// per byte written cost 5%, hence the three-byte window the literals go to. Also measured
+/// against this loop, and not kept: four literals per refill 0.998x; the refill before a
+/// distance made unconditional 0.97-0.99x, or taken below 40 counted bits 0.975x; the loop
+/// compiled for AVX2 instead of BMI2 alone 0.978x.
 ///
 /// Bit budget, in bits consumed since the last refill (`C`), which left at least 56 counted
 /// and 64 valid: a lookup of `w` bits needs `C + w <= 64`, and `C` must stay within the count.
-/// Literals from the primary table take at most 11 bits, a length with its extra bits 16 (20
-/// through a subtable). Two literals and a length: `C <= 42`, and the distance lookup (8 bits)
+/// Literals from the primary table take at most 11 bits (15 through a subtable), a length
+/// with its extra bits 16 (20 through a subtable). Two literals and a length: `C <= 42`, and the distance lookup (8 bits)
 /// fits. A distance takes at most 21 bits and the next lookup 11, so the distance is preceded
 /// by a refill unless 32 or more counted bits remain (then `C <= 31` and `31 + 21 + 11 <=
 /// 64`). Each iteration refills at most twice, reading at most 15 bytes past where it began:
