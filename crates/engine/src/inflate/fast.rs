@@ -154,12 +154,13 @@ pub fn run(
 ) -> Result<Stop, ErrorKind> {
     crate::arch::with_bmi2(
         #[inline(always)]
-        || run_body(bits, t, input, ip, out, op, hist_start),
+        || run_body::<false>(bits, t, input, ip, out, op, hist_start),
     )
 }
 
+/// [`run`] (`TAIL` false) and [`run_tail`].
 #[inline(always)]
-fn run_body(
+fn run_body<const TAIL: bool>(
     bits: &mut Bits,
     t: &[u32],
     input: &[u8],
@@ -173,9 +174,11 @@ fn run_body(
     // Both primary arrays are always there; saying so lets the compiler drop the bounds checks
     // of the masked primary lookups below.
     assert!(t.len() >= hf::PAIR_PRIMARY);
+    // Output positions at or below `out_end` leave the room an iteration needs.
+    let room = if TAIL { TAIL_OUT } else { FAST_OUT };
     let (Some(in_end), Some(out_end)) = (
         input.len().checked_sub(FAST_IN),
-        out.len().checked_sub(FAST_OUT),
+        out.len().checked_sub(room),
     ) else {
         return Ok(Stop::Room);
     };
@@ -281,7 +284,20 @@ fn run_body(
         }
         e = t[(bitbuf & LMASK) as usize];
         refill!(input, pos, bitbuf, bitcnt);
-        copy_match(out, o, dist, len);
+        if TAIL {
+            if out.len() - o < len {
+                // The output is full before the match ends: the caller copies what fits and
+                // keeps the rest for the next call.
+                stop = Stop::Copy {
+                    len: len as u32,
+                    dist: dist as u32,
+                };
+                break;
+            }
+            copy::copy_match_bounded(out, o, dist, len);
+        } else {
+            copy_match(out, o, dist, len);
+        }
         o += len;
     }
     finish(bits, bitbuf, bitcnt, pos, start, ip, o, op);
@@ -291,9 +307,7 @@ fn run_body(
 /// The loop for the last [`FAST_OUT`] bytes of an output buffer: [`run`]'s arguments and
 /// results, needing only [`TAIL_OUT`] output bytes; a match that does not fit ends it with
 /// [`Stop::Copy`]. It runs a few hundred bytes per buffer, so it is compiled once, for the
-/// baseline CPU, and kept apart from the main loop's code. (It keeps the order the main loop
-/// had before: a refill at the top of each iteration, the entry's bits consumed once its kind
-/// is known, and a length after one or two literals decoded after a second refill.)
+/// baseline CPU, and kept apart from the main loop's code.
 #[cold]
 #[inline(never)]
 pub fn run_tail(
@@ -305,121 +319,5 @@ pub fn run_tail(
     op: &mut usize,
     hist_start: usize,
 ) -> Result<Stop, ErrorKind> {
-    let (mut bitbuf, mut bitcnt) = (bits.bitbuf, bits.bitcnt);
-    let (mut pos, mut o) = (*ip, *op);
-    let start = pos;
-    let mut stop = Stop::Room;
-    let mut result = Ok(());
-    // Consumes entry `$e`'s codeword and extra bits; yields its base plus the extra bits.
-    macro_rules! consume {
-        ($e:expr) => {{
-            let saved = bitbuf;
-            let total = hf::e_total($e);
-            bitbuf = bitbuf.wrapping_shr($e);
-            bitcnt = bitcnt.wrapping_sub($e);
-            hf::e_base($e) + (saved & ((1u64 << total) - 1)).wrapping_shr(hf::e_shift($e)) as u32
-        }};
-    }
-    // Writes literal entry `$e`'s byte to `$w[$k]` (output position `o`) and looks up the next
-    // entry.
-    macro_rules! lit {
-        ($w:ident, $k:expr, $e:ident) => {
-            bitbuf = bitbuf.wrapping_shr($e);
-            bitcnt = bitcnt.wrapping_sub($e);
-            $w[$k] = ($e >> 16) as u8;
-            o += 1;
-            $e = t[(bitbuf & LMASK) as usize];
-        };
-    }
-    if !(input.len() - pos >= FAST_IN && out.len() - o >= TAIL_OUT) {
-        return Ok(Stop::Room);
-    }
-    refill!(input, pos, bitbuf, bitcnt);
-    let mut e = t[(bitbuf & LMASK) as usize];
-    // The loop's input bound and the refills' reads in one check.
-    while let Some(win) = input.get(pos..pos + FAST_IN) {
-        if out.len() - o < TAIL_OUT {
-            break;
-        }
-        let top = pos;
-        let mut at = 0;
-        refill!(win, at, bitbuf, bitcnt);
-        pos += at;
-        if e & hf::LITERAL != 0 {
-            let lit: &mut [u8; 3] = (&mut out[o..o + 3]).try_into().unwrap();
-            lit!(lit, 0, e);
-            if e & hf::LITERAL != 0 {
-                lit!(lit, 1, e);
-                if e & hf::LITERAL != 0 {
-                    lit!(lit, 2, e);
-                    continue;
-                }
-            }
-            if e & hf::EXCEPTIONAL != 0 {
-                continue;
-            }
-            // A length after one or two literals, after a second refill (inside the window:
-            // the first took at most 7 bytes).
-            refill!(win, at, bitbuf, bitcnt);
-            pos = top + at;
-        }
-        if e & hf::EXCEPTIONAL != 0 {
-            if hf::e_kind(e) == hf::SUB {
-                bitbuf >>= hf::LITLEN_BITS;
-                bitcnt = bitcnt.wrapping_sub(hf::LITLEN_BITS);
-                let sb = hf::e_sub_bits(e);
-                e = t[hf::e_base(e) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
-                if e & hf::LITERAL != 0 {
-                    lit!(out, o, e);
-                    continue;
-                }
-            }
-            match hf::e_kind(e) {
-                hf::LEN => {}
-                hf::EOB => {
-                    bitbuf >>= hf::e_total(e);
-                    bitcnt = bitcnt.wrapping_sub(e);
-                    stop = Stop::End;
-                    break;
-                }
-                _ => {
-                    result = Err(ErrorKind::InvalidSymbol);
-                    break;
-                }
-            }
-        }
-        let len = consume!(e) as usize;
-        let mut d = t[hf::DIST_AT + (bitbuf & DMASK) as usize];
-        if d & hf::EXCEPTIONAL != 0 {
-            if hf::e_kind(d) == hf::SUB {
-                bitbuf >>= hf::DIST_BITS;
-                bitcnt = bitcnt.wrapping_sub(hf::DIST_BITS);
-                let sb = hf::e_sub_bits(d);
-                d = t[hf::e_base(d) as usize + (bitbuf & ((1 << sb) - 1)) as usize];
-            }
-            if hf::e_kind(d) != hf::DIST {
-                result = Err(ErrorKind::InvalidSymbol);
-                break;
-            }
-        }
-        let dist = consume!(d) as usize;
-        if dist > o - hist_start {
-            result = Err(ErrorKind::DistanceTooFar);
-            break;
-        }
-        e = t[(bitbuf & LMASK) as usize];
-        if out.len() - o < len {
-            // The output is full before the match ends: the caller copies what fits and keeps
-            // the rest for the next call.
-            stop = Stop::Copy {
-                len: len as u32,
-                dist: dist as u32,
-            };
-            break;
-        }
-        copy::copy_match_bounded(out, o, dist, len);
-        o += len;
-    }
-    finish(bits, bitbuf, bitcnt, pos, start, ip, o, op);
-    result.map(|()| stop)
+    run_body::<true>(bits, t, input, ip, out, op, hist_start)
 }
