@@ -7,20 +7,23 @@
 //! distances 2..8 a pattern that grows to eight bytes first. It may write up to `SLACK` bytes
 //! past the match's end; the fast loop keeps that much room.
 //!
-//! As in libdeflate, the first words are copied whatever the length (32 bytes for distances of
+//! As in libdeflate, the first words are copied whatever the length (48 bytes for distances of
 //! 16 or more, 16 for 8..16), and a loop runs only for longer matches: a test of the length
 //! after each word is a branch the CPU often mispredicts, on text and markup where lengths
 //! vary around 16. zlib -6 streams of the corpus, MB/s with that test -> with the words
 //! first (round-robin over the files, best of 5): bible.txt 1261 -> 1337, world192.txt
 //! 990 -> 1089, html 1876 -> 2052, kppkn.gtb 1448 -> 1517, urls.10K 840 -> 876, corpus
-//! 1183 -> 1251.
+//! 1183 -> 1251. Three words first rather than two (libdeflate writes 40 bytes), with the
+//! decode loop of `fast.rs`: corpus 1.01x (alternating runs, best of 20 in four rounds),
+//! markup most (html 1.03-1.04x, geo.protodata 1.03x, ptt5 1.02-1.03x); four words, 1.00x
+//! against three.
 //! Five 8-byte words first at distances 8..16 (libdeflate's count) cost kennedy.xls 40%
 //! (1740 -> 1040): a third of its matches are 9-16 bytes at such distances, and every word
 //! past the first loads bytes the word before has just stored.
 #![allow(unsafe_code)]
 
 /// Bytes the copy may write past `o + len`.
-pub const SLACK: usize = 32;
+pub const SLACK: usize = 48;
 
 /// A 16-byte word in a vector register. With `[u8; 16]` the compiler moved words through the
 /// stack in the two-word loop (a store and a reload per step).
@@ -97,7 +100,7 @@ pub fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
     let base = out.as_mut_ptr();
     if dist >= 16 {
         // SAFETY: the assert puts every destination word, which starts before `o + len` (or is
-        // one of the first two, which start before `o + 32`) and is 16 bytes long, inside
+        // one of the first three, which start before `o + 48`) and is 16 bytes long, inside
         // `out[o..o + len + SLACK]`; each source word starts `dist` (>= 16, <= o) bytes
         // earlier, so it is in bounds and written before it is read: each word is loaded after
         // the previous one is stored. Unaligned 16-byte loads and stores have no alignment
@@ -106,13 +109,14 @@ pub fn copy_match(out: &mut [u8], o: usize, dist: usize, len: usize) {
             let mut d = base.add(o);
             let end = d.add(len);
             let mut s = d.sub(dist);
-            // Two words whatever the length: most matches end within them, and a test of the
-            // length before the second word is often mispredicted. (The same two words written
-            // once, as a loop tested at its end, measured 3-5% slower in two runs of three.)
+            // Three words whatever the length: most matches end within them, and a test of the
+            // length between them is often mispredicted. (Two words written once, as a loop
+            // tested at its end, measured 3-5% slower in two runs of three.)
             store16(d, load16(s));
             store16(d.add(16), load16(s.add(16)));
-            d = d.add(32);
-            s = s.add(32);
+            store16(d.add(32), load16(s.add(32)));
+            d = d.add(48);
+            s = s.add(48);
             while d < end {
                 store16(d, load16(s));
                 store16(d.add(16), load16(s.add(16)));
