@@ -19,7 +19,10 @@
 //! urls.10K (`examples/inflate_raw.rs`), the loop with a variable advance per literal went
 //! from 1170 to 1111 MB/s, and the pairs on top to 1079. The literal path is bound by its
 //! unpredictable literal-or-length branch, which pairs do not remove, more than by the lookup
-//! chain they shorten.
+//! chain they shorten. Nor did they pay in the present loop (a pair flag and a second literal
+//! below 128 in the entry's spare bits, a 16-bit store and a variable advance per entry):
+//! corpus 0.90-0.92x, bible.txt 0.91-0.92x, and the pass over the 2,048 primary entries that
+//! forms the pairs, once per block, took files of a few KiB to 0.41-0.64x.
 #![forbid(unsafe_code)]
 
 use super::copy::{self, copy_match};
