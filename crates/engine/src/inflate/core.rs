@@ -108,17 +108,6 @@ impl Default for Core {
     }
 }
 
-/// [`fast::run`] or [`fast::run_tail`].
-type FastLoop = fn(
-    &mut fast::Bits,
-    &[u32],
-    &[u8],
-    &mut usize,
-    &mut [u8],
-    &mut usize,
-    usize,
-) -> Result<Stop, ErrorKind>;
-
 /// Outcome of trying to decode one coded unit from the bit buffer.
 enum Unit {
     More,
@@ -537,13 +526,13 @@ impl Core {
                 State::Codes => {
                     (self.header_end, self.header_stopped) = (false, false);
                     if input.len() - *ip >= FAST_IN && out.len() - *op >= FAST_OUT {
-                        self.fast_with(fast::run, input, ip, out, op, hist_start)?;
+                        self.fast(false, input, ip, out, op, hist_start)?;
                         if self.state != State::Codes {
                             continue;
                         }
                     }
                     if input.len() - *ip >= FAST_IN && out.len() - *op >= TAIL_OUT {
-                        self.fast_with(fast::run_tail, input, ip, out, op, hist_start)?;
+                        self.fast(true, input, ip, out, op, hist_start)?;
                         if self.state != State::Codes {
                             continue;
                         }
@@ -646,12 +635,12 @@ impl Core {
         result.map(|()| i)
     }
 
-    /// Runs `loop_fn` (one of [`fast::run`] and [`fast::run_tail`]) from the decoder's bit
-    /// buffer, and goes on to the next state where it stopped at the block's end or in a
-    /// match that does not fit.
-    fn fast_with(
+    /// Runs [`fast::run`], or [`fast::run_tail`] for the last bytes of the output (`tail`),
+    /// from the decoder's bit buffer, and goes on to the next state where it stopped at the
+    /// block's end or in a match that does not fit.
+    fn fast(
         &mut self,
-        loop_fn: FastLoop,
+        tail: bool,
         input: &[u8],
         ip: &mut usize,
         out: &mut [u8],
@@ -662,7 +651,12 @@ impl Core {
             bitbuf: self.bitbuf,
             bitcnt: self.bitcnt,
         };
-        let stop = loop_fn(&mut bits, self.tables(), input, ip, out, op, hist_start);
+        let t = self.tables();
+        let stop = if tail {
+            fast::run_tail(&mut bits, t, input, ip, out, op, hist_start)
+        } else {
+            fast::run(&mut bits, t, input, ip, out, op, hist_start)
+        };
         (self.bitbuf, self.bitcnt) = (bits.bitbuf, bits.bitcnt);
         match stop? {
             Stop::Room => {}

@@ -8,9 +8,11 @@
 //! caller never holds more than seven bits, which lets a stream end exactly at its last byte.
 //!
 //! - [`run`], the main loop, needs [`FAST_IN`] input and [`FAST_OUT`] output bytes at every
-//!   step. It follows libdeflate's order (see [`run`]).
+//!   step.
 //! - [`run_tail`] covers the last [`FAST_OUT`] bytes of an output buffer, needing only
 //!   [`TAIL_OUT`]: each of its matches checks its own room.
+//!
+//! Both are one body in libdeflate's order (see [`run`]).
 //!
 //! Two literals per primary entry (ISA-L's multi-symbol idea within the 11-bit table: the
 //! second literal in the entry's spare bits, written with the first as one 16-bit store, the
@@ -62,49 +64,6 @@ pub enum Stop {
     /// (Tail loop) A match was decoded that does not fit in the output: the caller copies
     /// what fits and keeps the rest.
     Copy { len: u32, dist: u32 },
-}
-
-/// Fills `$bitbuf` to 56..=63 counted bits from the eight input bytes at `$pos` and advances
-/// `$pos` by the whole bytes taken. All 64 bits of the buffer are then input: the bits past
-/// the count are the bytes at the new `$pos`, which the next refill ORs in again unchanged.
-/// The count is the low byte of `$bitcnt` (see [`run`]); bits 3-5 of its complement are the
-/// whole bytes missing.
-macro_rules! refill {
-    ($input:ident, $pos:ident, $bitbuf:ident, $bitcnt:ident) => {
-        let w = u64::from_le_bytes($input[$pos..$pos + 8].try_into().unwrap());
-        $bitbuf |= w.wrapping_shl($bitcnt);
-        $pos += ((!$bitcnt >> 3) & 7) as usize;
-        $bitcnt |= 56;
-    };
-}
-
-/// Gives back the whole bytes read ahead since `start` (the bits past the count are dropped),
-/// so at most 7 bits stay buffered, and stores the bit buffer and positions.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn finish(
-    bits: &mut Bits,
-    bitbuf: u64,
-    bitcnt: u32,
-    pos: usize,
-    start: usize,
-    ip: &mut usize,
-    o: usize,
-    op: &mut usize,
-) {
-    // Only the low byte of `bitcnt` counts.
-    let mut bitcnt = bitcnt & 0xff;
-    let back = ((bitcnt >> 3) as usize).min(pos - start);
-    bitcnt -= (back as u32) << 3;
-    bits.bitbuf = bitbuf
-        & if bitcnt == 0 {
-            0
-        } else {
-            u64::MAX >> (64 - bitcnt)
-        };
-    bits.bitcnt = bitcnt;
-    *ip = pos - back;
-    *op = o;
 }
 
 /// The main loop over `input[*ip..]` into `out[*op..]` (`out[hist_start..*op]` is the
@@ -189,6 +148,18 @@ fn run_body<const TAIL: bool>(
         return Ok(Stop::Room);
     }
     let start = pos;
+    // Fills the buffer to 56..=63 counted bits from the eight input bytes at `pos` and advances
+    // `pos` by the whole bytes taken. All 64 bits of the buffer are then input: the bits past
+    // the count are the bytes at the new `pos`, which the next refill ORs in again unchanged.
+    // Bits 3-5 of the count's complement are the whole bytes missing.
+    macro_rules! refill {
+        () => {
+            let w = u64::from_le_bytes(input[pos..pos + 8].try_into().unwrap());
+            bitbuf |= w.wrapping_shl(bitcnt);
+            pos += ((!bitcnt >> 3) & 7) as usize;
+            bitcnt |= 56;
+        };
+    }
     // Takes entry `$e`'s bits (codeword and extra bits) out of the buffer.
     macro_rules! eat {
         ($e:expr) => {
@@ -206,7 +177,7 @@ fn run_body<const TAIL: bool>(
     }
     let mut stop = Stop::Room;
     let mut result = Ok(());
-    refill!(input, pos, bitbuf, bitcnt);
+    refill!();
     let mut e = t[(bitbuf & LMASK) as usize];
     while pos <= in_end && o <= out_end {
         let mut saved = bitbuf;
@@ -228,7 +199,7 @@ fn run_body<const TAIL: bool>(
                 if e & hf::LITERAL != 0 {
                     lit[2] = (e >> 16) as u8;
                     e = t[(bitbuf & LMASK) as usize];
-                    refill!(input, pos, bitbuf, bitcnt);
+                    refill!();
                     o += 1;
                     continue;
                 }
@@ -245,7 +216,7 @@ fn run_body<const TAIL: bool>(
                     out[o] = (e >> 16) as u8;
                     o += 1;
                     e = t[(bitbuf & LMASK) as usize];
-                    refill!(input, pos, bitbuf, bitcnt);
+                    refill!();
                     continue;
                 }
             }
@@ -264,7 +235,7 @@ fn run_body<const TAIL: bool>(
         let len = value!(saved, e) as usize;
         let mut d = t[hf::DIST_AT + (bitbuf & DMASK) as usize];
         if d & hf::EXCEPTIONAL != 0 {
-            refill!(input, pos, bitbuf, bitcnt);
+            refill!();
             if hf::e_kind(d) == hf::SUB {
                 bitbuf >>= hf::DIST_BITS;
                 bitcnt = bitcnt.wrapping_sub(hf::DIST_BITS);
@@ -276,7 +247,7 @@ fn run_body<const TAIL: bool>(
                 break;
             }
         } else if bitcnt & 0xff < 32 {
-            refill!(input, pos, bitbuf, bitcnt);
+            refill!();
         }
         saved = bitbuf;
         eat!(d);
@@ -286,7 +257,7 @@ fn run_body<const TAIL: bool>(
             break;
         }
         e = t[(bitbuf & LMASK) as usize];
-        refill!(input, pos, bitbuf, bitcnt);
+        refill!();
         if TAIL {
             if out.len() - o < len {
                 // The output is full before the match ends: the caller copies what fits and
@@ -303,7 +274,20 @@ fn run_body<const TAIL: bool>(
         }
         o += len;
     }
-    finish(bits, bitbuf, bitcnt, pos, start, ip, o, op);
+    // Give back the whole bytes read ahead, so at most 7 bits stay buffered (the bits past the
+    // count are dropped). Only the low byte of `bitcnt` counts.
+    let mut bitcnt = bitcnt & 0xff;
+    let back = ((bitcnt >> 3) as usize).min(pos - start);
+    bitcnt -= (back as u32) << 3;
+    bits.bitbuf = bitbuf
+        & if bitcnt == 0 {
+            0
+        } else {
+            u64::MAX >> (64 - bitcnt)
+        };
+    bits.bitcnt = bitcnt;
+    *ip = pos - back;
+    *op = o;
     result.map(|()| stop)
 }
 
