@@ -70,7 +70,7 @@ pub fn text_like(freq: &[u32; 256]) -> bool {
 /// True when three-byte matches pay in data whose [`sample`] counts are `freq`, with a shortest
 /// match of `min`: the minimum is three (not raised by a small alphabet, nor Z_FILTERED's six)
 /// and the data is not text-like. The chain levels then keep a three-byte short head
-/// (`matchfind.rs`), and level 10 the binary trees' three-byte table.
+/// (`matchfind.rs`), and levels 10 and 11 the binary trees' three-byte table.
 pub fn three_byte_matches(min: usize, freq: &[u32; 256]) -> bool {
     min == 3 && !text_like(freq)
 }
