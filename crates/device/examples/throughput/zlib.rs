@@ -1,7 +1,7 @@
 //! System zlib (`libz.so.1`, loaded with `dlopen`) as the one-thread baseline, and as a
-//! [`Codec`](hyperz_device::Codec) so the device's scaling can be measured on real compression work while the
-//! hyperz engine is being written. Raw chunks use `deflateSetDictionary` for the 32 KiB
-//! priming and `Z_SYNC_FLUSH` (an empty stored block) for the byte-aligned end.
+//! [`Codec`](hyperz_device::Codec) so the device's scaling can be measured on real compression
+//! work while the hyperz engine is being written. Raw chunks use `deflateSetDictionary` for the
+//! 32 KiB priming and `Z_SYNC_FLUSH` (an empty stored block) for the byte-aligned end.
 use std::ffi::{c_char, c_int, c_ulong, c_void};
 use std::ptr;
 

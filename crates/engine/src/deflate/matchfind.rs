@@ -617,8 +617,6 @@ mod tests {
         }
     }
 
-    /// Buffers shorter than a word: every position is inserted (with its bytes read as zeros
-    /// past the end) and searched without reading out of bounds, on both kinds of chains.
     #[test]
     fn small_buffers_use_fewer_buckets() {
         assert_eq!(fit_bits(0), 10);
@@ -628,6 +626,8 @@ mod tests {
         assert_eq!(fit_bits(65_536), 16);
     }
 
+    /// Buffers shorter than a word: every position is inserted (with its bytes read as zeros
+    /// past the end) and searched without reading out of bounds, on both kinds of chains.
     #[test]
     fn buffers_shorter_than_a_word() {
         for len in 0..12usize {

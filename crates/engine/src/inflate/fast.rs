@@ -59,7 +59,7 @@ pub struct Bits {
 }
 
 /// Why a loop returned without an error.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Stop {
     /// Too little input or output room left for another step.
     Room,
@@ -85,8 +85,8 @@ pub enum Stop {
 /// zlib -6 streams of the corpus (`examples/inflate_raw.rs`, alternating processes, best of
 /// 20 in six rounds) decode 8% faster in total (1253.9 -> 1357.1 MB/s; bible.txt, world192.txt
 /// and plrabn12.txt 9-10%, kennedy.xls 5%), 2-4% faster than libdeflate in the same
-/// conditions (in the bench harness, 1.05x the fastest peer where it was 0.96x). Writing the
-/// literals and matches through raw pointers gained nothing more (1.00x); one bounds check
+/// conditions (in the bench harness, 1.00-1.05x the fastest peer where it was 0.96x). Writing
+/// the literals and matches through raw pointers gained nothing more (1.00x); one bounds check
 /// per byte written cost 5%, hence the three-byte window the literals go to. Also measured
 /// against this loop, and not kept: four literals per refill 0.998x; the refill before a
 /// distance made unconditional 0.97-0.99x, or taken below 40 counted bits 0.975x; the loop
@@ -95,11 +95,11 @@ pub enum Stop {
 /// Bit budget, in bits consumed since the last refill (`C`), which left at least 56 counted
 /// and 64 valid: a lookup of `w` bits needs `C + w <= 64`, and `C` must stay within the count.
 /// Literals from the primary table take at most 11 bits (15 through a subtable), a length
-/// with its extra bits 16 (20 through a subtable). Two literals and a length: `C <= 42`, and the distance lookup (8 bits)
-/// fits. A distance takes at most 21 bits and the next lookup 11, so the distance is preceded
-/// by a refill unless 32 or more counted bits remain (then `C <= 31` and `31 + 21 + 11 <=
-/// 64`). Each iteration refills at most twice, reading at most 15 bytes past where it began:
-/// inside the [`FAST_IN`] its bound checks.
+/// with its extra bits 16 (20 through a subtable). Two literals and a length: `C <= 42`, and
+/// the distance lookup (8 bits) fits. A distance takes at most 21 bits and the next lookup 11,
+/// so the distance is preceded by a refill unless 32 or more counted bits remain (then
+/// `C <= 31` and `31 + 21 + 11 <= 64`). Each iteration refills at most twice, reading at most
+/// 15 bytes past where it began: inside the [`FAST_IN`] its bound checks.
 ///
 /// The bit count lives in the low byte of `bitcnt`: a symbol subtracts its whole table entry,
 /// whose low byte is the bits it takes (libdeflate's trick: no extraction on the chain); the

@@ -63,10 +63,10 @@ const EXTRA_FIRST: u32 = 1;
 /// length-3 matches.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
     let mut mf = ctx.bt.take().unwrap_or_else(|| Bt::new(ctx.window_bits));
-    // Length-3 matches (level 12): per-file corpus 3.6746 -> 3.6803 at level 10's depth of
-    // the time, 9% slower. Levels 10 and 11 take them too on data that is not text-like,
-    // where they pay most: four 1 MB pieces of executables 2.555 -> 2.628 at level 10
-    // (libdeflate -10: 2.634). None where the minimum is above three (Z_FILTERED).
+    // Length-3 matches (level 12): per-file corpus 3.6746 -> 3.6803 at the depth level 10 had
+    // then, 9% slower. Levels 10 and 11 take them too on data that is not text-like, where
+    // they pay most: four 1 MB pieces of executables 2.555 -> 2.628 at level 10 (libdeflate
+    // -10: 2.634). None where the minimum is above three (Z_FILTERED).
     let min = ctx.min_match;
     mf.hash3 = (ctx.row.hash3 && min == 3)
         || minlen::three_byte_matches(min, &minlen::sample(&buf[start..]));
