@@ -57,7 +57,7 @@
 //!
 //! Nor does starting the next search's loads early: at the end of each search, reading the
 //! next position's newest candidate from its (prefetched) bucket and prefetching that
-//! candidate's bytes and link took levels 4 and 6 to 1.08-1.17x and 1.08-1.20x their time
+//! candidate's bytes and link took levels 4 and 6 to 1.13-1.17x and 1.08-1.20x their time
 //! (the same output; two binaries in alternating runs over the corpus files).
 #![forbid(unsafe_code)]
 

@@ -322,10 +322,10 @@ fn reversed_increment(cw: u32, len: u32) -> u32 {
 }
 
 /// Primary index bits for literal/length tables: 11 bits keep the table in L1 and resolve
-/// nearly every code of real data in one lookup. Against 10 and 12 bits, zlib -6 streams of the
-/// corpus (`examples/inflate_raw.rs`, two binaries alternating): 12 bits 0.98x (more entries
-/// to fill per block, the same lookups); 10 bits 1.00-1.01x, within the noise, and with 10
-/// literal/length bits, 7 or 9 distance bits 0.99x of 8.
+/// nearly every code of real data in one lookup. Against 10 and 12 bits, zlib -6 streams of
+/// the corpus (`examples/inflate_raw.rs`, two binaries alternating): 12 bits 0.98x; 10 bits
+/// 1.00-1.01x, within the noise, and with 10 literal/length bits, 7 or 9 distance bits 0.99x
+/// of 8.
 pub const LITLEN_BITS: u32 = 11;
 /// Primary index bits for distance tables.
 pub const DIST_BITS: u32 = 8;
