@@ -323,6 +323,12 @@ const fn lazy2_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
 /// 217,818), while the per-file corpus gained 0.07% at both (3,174,108 -> 3,171,866 at level
 /// 6) at 0.99-1.0x of the speed (one binary, both rows interleaved, three runs).
 ///
+/// Level 6's row was searched again on a grid (depth 8-16, good 4-8, lazy 16 or 32, nice 32
+/// or 64; per-file corpus bytes, one binary): the whole grid spans 0.92-1.09x the time of
+/// (10, 64, 32, 8). Every row that keeps libdeflate -6's ratio (3,179,825 bytes) is within 3%
+/// of its time: good 5 3,177,883 bytes at 0.975x (alternating runs). Depth 8 gives 3,181,124
+/// at 0.968x, and depth 16 gives 3,152,581 (-0.6%) at 1.11x.
+///
 /// Level 10 was (24, 96, 1) until it fell short of libdeflate -12 (3,006,498 bytes of the
 /// corpus, per file) by 2,767 bytes. Bytes and speed against that row, in interleaved runs of
 /// one process: (32, 160) 3,006,567 at 0.90x, (32, 192) 3,006,433 at 0.91-0.93x, (40, 128)
