@@ -324,7 +324,7 @@ const fn lazy2_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
 /// 6) at 0.99-1.0x of the speed (one binary, both rows interleaved, three runs).
 ///
 /// Level 6's row was searched again on a grid (depth 8-16, good 4-8, lazy 16 or 32, nice 32
-/// or 64; per-file corpus bytes, one binary): the whole grid spans 0.92-1.09x the time of
+/// or 64; per-file corpus bytes, one binary): the whole grid spans about 0.95-1.1x the time of
 /// (10, 64, 32, 8). Every row that keeps libdeflate -6's ratio (3,179,825 bytes) is within 3%
 /// of its time: good 5 3,177,883 bytes at 0.975x (alternating runs). Depth 8 gives 3,181,124
 /// at 0.968x, and depth 16 gives 3,152,581 (-0.6%) at 1.11x.
