@@ -71,6 +71,7 @@ impl BitWriter {
     /// Runs `f` with a [`Burst`] that may write up to `max_bytes` bytes, then settles `out` and
     /// the register. The burst writes into a plain slice, so its pointer and length stay in
     /// registers (a `Vec` behind `&mut self` is reloaded after every byte store).
+    #[inline(always)]
     pub fn burst(&mut self, max_bytes: usize, f: impl FnOnce(&mut Burst<'_>)) {
         self.flush_bytes();
         let pos = self.out.len();

@@ -7,7 +7,7 @@
 //! found once, for the frequencies, and read back by the encoder).
 #![forbid(unsafe_code)]
 
-use super::bitwriter::BitWriter;
+use super::bitwriter::{BitWriter, Burst};
 use super::huffman::{build_codes, build_lengths, log2_x16, with_scratch};
 use super::tables::*;
 
@@ -406,26 +406,47 @@ impl Encoder {
             lit, lens, dists, ..
         } = &*self.tables;
         // Room for exactly the symbols' bits (plus slack), not for the worst case of 6 bytes
-        // per symbol: the room is zero-filled first.
-        w.burst(bits as usize / 8 + 16, |b| {
-            for &s in syms {
-                // Without a branch on the symbol's kind, which data mixes unpredictably: both
-                // entries are read and one kept, and a literal adds its distance part as zero
-                // bits.
-                let m = (s >> 31).wrapping_neg();
-                let (el, em) = (lit[s as usize & 255], lens[((s >> 16) & 0x1ff) as usize]);
-                let e = el ^ ((el ^ em) & m);
-                b.add((e & 0xff_ffff) as u64, e >> 24);
-                let (off, n) = dists[(s >> DIST_SYM_SHIFT) as usize & 31];
-                let bits = (((s & 0xffff) as u64) << (n & 0xff)).wrapping_add(off);
-                b.add(bits & (m as i32 as i64 as u64), (n >> 8) & m);
-                b.flush();
-            }
-            let e = lit[256];
-            b.add((e & 0xff_ffff) as u64, e >> 24);
-            b.flush();
-        });
+        // per symbol: the room is zero-filled first. Compiled for BMI2 where the CPU has it
+        // (shifts by a register count in one instruction, without the count in `cl`): levels
+        // 1, 2 and 6 in 0.985-1.00x, 0.97-0.98x and 0.99-0.995x the time (per-file corpus,
+        // alternating runs of two binaries, three sets).
+        crate::arch::with_bmi2(
+            #[inline(always)]
+            || {
+                w.burst(
+                    bits as usize / 8 + 16,
+                    #[inline(always)]
+                    |b| put_syms(b, syms, lit, lens, dists),
+                )
+            },
+        );
     }
+}
+
+/// Writes `syms` and the end-of-block code with the block's tables ([`SymTables`]).
+#[inline(always)]
+fn put_syms(
+    b: &mut Burst<'_>,
+    syms: &[u32],
+    lit: &[u32; 257],
+    lens: &[u32; 512],
+    dists: &[(u64, u32); 32],
+) {
+    for &s in syms {
+        // Without a branch on the symbol's kind, which data mixes unpredictably: both entries
+        // are read and one kept, and a literal adds its distance part as zero bits.
+        let m = (s >> 31).wrapping_neg();
+        let (el, em) = (lit[s as usize & 255], lens[((s >> 16) & 0x1ff) as usize]);
+        let e = el ^ ((el ^ em) & m);
+        b.add((e & 0xff_ffff) as u64, e >> 24);
+        let (off, n) = dists[(s >> DIST_SYM_SHIFT) as usize & 31];
+        let bits = (((s & 0xffff) as u64) << (n & 0xff)).wrapping_add(off);
+        b.add(bits & (m as i32 as i64 as u64), (n >> 8) & m);
+        b.flush();
+    }
+    let e = lit[256];
+    b.add((e & 0xff_ffff) as u64, e >> 24);
+    b.flush();
 }
 
 /// A block's codes as its symbol writer reads them (see [`SymTables::build`]), kept by the
