@@ -407,8 +407,9 @@ impl Options {
     /// Engines to use: `-p`, or by default every core this process may run on. The system is
     /// asked only here, once, when a run first needs the count: on Linux that reads the
     /// process's cgroup files. Runs on files too short for threads never ask (`files.rs`,
-    /// `device_for`): 500 runs of `hyperz -d -c` on a 3 KB gzip file took 0.71-0.73 s
-    /// before, 0.69-0.70 after; of `hyperz -c` on xargs.1, 0.77-0.79 and 0.74-0.78.
+    /// `device_for`): CPU time per run (`perf stat`, best of five sets of 100, the two
+    /// binaries alternating) of `hyperz -d -c` on a 3 KB gzip file went from 0.91 to 0.87 ms,
+    /// of `hyperz -c` on xargs.1 from 1.00 to 0.95 ms.
     pub fn processes(&self) -> usize {
         static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
         self.processes_arg.unwrap_or_else(|| {
