@@ -338,13 +338,20 @@ fn parse<const KEY5: bool, const SMALL: bool>(
             ctx.sb.lit(buf[p]);
             p += 1;
             h = h1;
+            // The block's end is checked after every match, and in a run of literals at every
+            // 32nd: a block then holds at most 31 symbols more than its limit. Checked after
+            // every literal, as before, level 1 took 1.02x the time (per-file corpus,
+            // alternating runs) for 3,510,519 bytes against 3,509,397.
+            if miss & 31 == 0 {
+                ctx.sym_done(buf, p);
+            }
         } else {
             let to = (p + step).min(end);
             ctx.sb.lits(&buf[p..to]);
             p = to;
             h = bucket_at(p);
+            ctx.sym_done(buf, p);
         }
-        ctx.sym_done(buf, p);
     }
     while p < end {
         ctx.sb.lit(buf[p]);
