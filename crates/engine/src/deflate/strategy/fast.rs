@@ -277,7 +277,9 @@ fn parse<const KEY5: bool, const SMALL: bool>(
         let (mut l, mut c) = (0usize, 0usize);
         // Right after a match, its distance first: where data repeats with a short period (runs
         // of one byte, a record repeated) it goes on, and the matches share one distance code
-        // where the buckets offer ones a match's length back, with extra bits.
+        // where the buckets offer ones a match's length back, with extra bits. Without this
+        // check the per-file corpus took 0.98x the time for 640 bytes more, most of them on
+        // records and markup: geo.protodata +1.3%, html_x_4 +0.2%, ptt5 +0.2%.
         if rep != 0 && load32(buf, p - rep) == v {
             l = 4 + match_len(buf, p - rep + 4, p + 4, max - 4);
             c = p - rep;
