@@ -450,7 +450,7 @@ mod tests {
         for b in &blocks {
             let mut lf = [0u32; 288];
             for &s in &sb.syms[b.syms.clone()] {
-                lf[s as usize] += 1;
+                lf[s as usize & 0xff] += 1;
             }
             lf[256] = 1;
             assert_eq!(lf, b.lf);

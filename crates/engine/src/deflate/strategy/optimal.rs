@@ -251,7 +251,7 @@ pub(super) mod tests {
                     let shortest = parse(row, min, &data)
                         .iter()
                         .filter(|&&s| s & MATCH_FLAG != 0)
-                        .map(|&s| (s >> 16) & 0x1ff)
+                        .map(|&s| (s & 0x3ff) - crate::deflate::block::LEN_INDEX)
                         .min()
                         .expect("matches");
                     assert!(
