@@ -516,6 +516,8 @@ impl SymTables {
             e.0 = (dc[ds] as u64).wrapping_sub((DIST_BASE[ds] as u64) << n);
             e.1 = n | (n + DIST_EXTRA[ds] as u32) << 8;
         }
+        // The entry literals carry is never written: it adds no bits.
+        debug_assert_eq!(self.dists[LIT_DIST_SYM as usize], (0, 0));
     }
 }
 
