@@ -24,11 +24,24 @@ const DIST_SYM_SHIFT: u32 = 10;
 /// Where a match's distance sits in its symbol word.
 const DIST_SHIFT: u32 = 15;
 /// A match's index is this plus its length.
-pub const LEN_INDEX: u32 = 256;
+const LEN_INDEX: u32 = 256;
 /// The distance symbol literals carry: one past the alphabet, its writer entry adds no bits.
 const LIT_DIST_SYM: u32 = 30;
 /// A literal's symbol word without its byte.
 const LIT: u32 = LIT_DIST_SYM << DIST_SYM_SHIFT;
+
+/// The length of the match in symbol word `s`, or `None` for a literal (for tests that read
+/// the buffer; the layout is this file's).
+#[cfg(test)]
+pub(crate) fn sym_match_len(s: u32) -> Option<u32> {
+    (s & MATCH_FLAG != 0).then(|| (s & 0x3ff) - LEN_INDEX)
+}
+
+/// The byte of the literal in symbol word `s`, or `None` for a match.
+#[cfg(test)]
+pub(crate) fn sym_literal(s: u32) -> Option<u8> {
+    (s & MATCH_FLAG == 0).then_some(s as u8)
+}
 
 /// Symbols and their frequencies for the block being built.
 #[derive(Clone)]

@@ -307,6 +307,7 @@ impl Blocks {
 mod tests {
     use super::super::matchfind::xorshift;
     use super::*;
+    use crate::deflate::block::sym_literal;
 
     const GRID: usize = 4096;
 
@@ -450,7 +451,7 @@ mod tests {
         for b in &blocks {
             let mut lf = [0u32; 288];
             for &s in &sb.syms[b.syms.clone()] {
-                lf[s as usize & 0xff] += 1;
+                lf[sym_literal(s).expect("literals only") as usize] += 1;
             }
             lf[256] = 1;
             assert_eq!(lf, b.lf);

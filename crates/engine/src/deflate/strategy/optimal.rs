@@ -192,7 +192,7 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use crate::deflate::block::MATCH_FLAG;
+    use crate::deflate::block::sym_match_len;
     use crate::deflate::ctx::Ctx;
     use crate::deflate::LevelRow;
     use crate::deflate::LEVELS;
@@ -250,8 +250,7 @@ pub(super) mod tests {
                 for min in [3, 6] {
                     let shortest = parse(row, min, &data)
                         .iter()
-                        .filter(|&&s| s & MATCH_FLAG != 0)
-                        .map(|&s| (s & 0x3ff) - crate::deflate::block::LEN_INDEX)
+                        .filter_map(|&s| sym_match_len(s))
                         .min()
                         .expect("matches");
                     assert!(
