@@ -77,7 +77,7 @@ fn main() {
                 "level {l}: the stream does not decode to the input"
             );
             println!(
-                "{l:>5} {:>8.3} {:>9.1} {:>10} {:>11.6}",
+                "{l:>5} {:>8.3} {:>9.1} {:>10} {:>12.9}",
                 data.len() as f64 / out.len() as f64,
                 data.len() as f64 / best / 1e6,
                 out.len(),

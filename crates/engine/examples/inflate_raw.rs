@@ -1,7 +1,9 @@
 //! Decodes raw DEFLATE files (as `hyperz-bench` does: one reused decoder, a presized output
 //! buffer) and prints MB/s of output per file and in total, best of N rounds taken round-robin.
+//! With `-z` the files are zlib streams (the harness's common stream), whose Adler-32 the
+//! decoder verifies.
 //!
-//! `cargo run --release -p hyperz-engine --example inflate_raw -- [-n N] FILES...`
+//! `cargo run --release -p hyperz-engine --example inflate_raw -- [-n N] [-z] FILES...`
 //! For development only; the side-by-side comparison with peers is `hyperz-bench`.
 use hyperz_engine::inflate::{self, Decompressor};
 use hyperz_engine::Format;
@@ -10,18 +12,28 @@ use std::time::Instant;
 fn main() {
     let mut args = std::env::args().skip(1).peekable();
     let mut rounds = 20;
-    if args.peek().map(String::as_str) == Some("-n") {
-        args.next();
-        rounds = args.next().unwrap().parse().unwrap();
+    let mut format = Format::Raw;
+    loop {
+        match args.peek().map(String::as_str) {
+            Some("-n") => {
+                args.next();
+                rounds = args.next().unwrap().parse().unwrap();
+            }
+            Some("-z") => {
+                args.next();
+                format = Format::Zlib;
+            }
+            _ => break,
+        }
     }
     let files: Vec<(String, Vec<u8>, usize)> = args
         .map(|p| {
             let raw = std::fs::read(&p).unwrap();
-            let n = inflate::decompress(Format::Raw, &raw).unwrap().len();
+            let n = inflate::decompress(format, &raw).unwrap().len();
             (p, raw, n)
         })
         .collect();
-    let mut d = Decompressor::new(Format::Raw);
+    let mut d = Decompressor::new(format);
     let mut best = vec![f64::MAX; files.len()];
     let mut out = Vec::new();
     for _ in 0..rounds {

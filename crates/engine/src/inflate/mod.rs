@@ -26,6 +26,9 @@ use crate::checksum::{adler32, crc32};
 use crate::format::{Format, GzipHeader};
 use container::Header;
 
+/// Output decoded between two checksum updates by [`Decompressor::decompress_member_into`].
+const CHECK_PIECE: usize = 1 << 16;
+
 /// Decodes a whole stream: every gzip member, concatenated. Trailing bytes are an error.
 pub fn decompress(format: Format, input: &[u8]) -> Result<Vec<u8>, InflateError> {
     Decompressor::new(format).decompress(input).map(|d| d.data)
@@ -347,10 +350,30 @@ impl Decompressor {
         }
         self.core.reset();
         let mut op = 0;
-        let status = self
-            .core
-            .run(input, &mut ip, out, &mut op, 0)
-            .map_err(|k| err(k, ip))?;
+        // The checksum follows the decoder a piece at a time, while the piece is still in
+        // cache: the decoder stops at each piece's end (a full slice) and goes on after the
+        // sum. Over zlib -6 streams of the corpus (`examples/inflate_raw.rs -z`), Adler-32
+        // fell from 2.3% to 1.75% of the profile against one sum over the whole output after
+        // decoding. The whole decode's time changed within the noise of two builds (raw
+        // streams, which sum nothing, moved as much: 0.99x both, alternating processes).
+        let (mut sum, mut checked) = (None, 0);
+        let status = loop {
+            let limit = match self.format {
+                Format::Raw => out.len(),
+                _ => out.len().min(op + CHECK_PIECE),
+            };
+            let status = self
+                .core
+                .run(input, &mut ip, &mut out[..limit], &mut op, 0)
+                .map_err(|k| err(k, ip))?;
+            // The core reports a full slice only when it is full.
+            if limit < out.len() && matches!(status, core::Status::OutputFull) && op == limit {
+                sum = Some(self.check(sum, &out[checked..op]));
+                checked = op;
+                continue;
+            }
+            break status;
+        };
         match status {
             core::Status::Done => {}
             core::Status::NeedInput => return Err(err(ErrorKind::Truncated, input.len())),
@@ -375,7 +398,7 @@ impl Decompressor {
                 }
             }
         }
-        let check = self.check(None, &out[..op]);
+        let check = self.check(sum, &out[checked..op]);
         let info = self.trailer(input, ip, header, op as u64, check)?;
         Ok((info, op))
     }
@@ -494,6 +517,48 @@ mod tests {
                 for len in [0, 7, want.len() / 2, want.len()] {
                     let _ = d.decompress_member_into(&bad, &mut out[..len]);
                 }
+            }
+        }
+    }
+
+    /// Decoding into a slice sums the checksum a piece ([`CHECK_PIECE`]) at a time: outputs
+    /// that end just before, at and just after a piece's end, into exact slices and slices
+    /// with room, give the data and verify; a trailer whose checksum is off by one bit is
+    /// reported with the checksum of the whole data.
+    #[test]
+    fn checksum_by_pieces() {
+        let data = sample();
+        for len in [
+            CHECK_PIECE - 1,
+            CHECK_PIECE,
+            CHECK_PIECE + 1,
+            2 * CHECK_PIECE,
+            2 * CHECK_PIECE + 300,
+        ] {
+            let data = &data[..len];
+            for (format, whole) in [
+                (Format::Zlib, crate::checksum::adler32(1, data)),
+                (Format::Gzip, crate::checksum::crc32(0, data)),
+            ] {
+                let z = crate::deflate::compress(format, data, 6);
+                let mut d = Decompressor::new(format);
+                for room in [0, 1, CHECK_PIECE] {
+                    let mut out = vec![0u8; len + room];
+                    let (info, n) = d.decompress_member_into(&z, &mut out).unwrap();
+                    assert!(n == len && &out[..n] == data, "{format:?} {len} +{room}");
+                    assert_eq!(info.checksum, whole);
+                }
+                // The trailer's checksum: the last four bytes of zlib, the four before ISIZE
+                // of gzip.
+                let at = z.len() - if format == Format::Zlib { 1 } else { 5 };
+                let mut bad = z.clone();
+                bad[at] ^= 1;
+                let mut out = vec![0u8; len];
+                let e = d.decompress_member_into(&bad, &mut out).unwrap_err();
+                assert!(
+                    matches!(e.kind, ErrorKind::ChecksumMismatch { actual, .. } if actual == whole),
+                    "{format:?} {len}: {e}"
+                );
             }
         }
     }
