@@ -1,7 +1,8 @@
 //! Adler-32 (RFC 1950) as used by zlib streams.
 //!
 //! Portable path: sums deferred over NMAX-byte runs so the modulo runs once per 5552 bytes. On
-//! x86_64 with AVX2, buffers of 64 bytes or more go to the vector kernel in `x86.rs`.
+//! x86_64 with AVX2, buffers of 64 bytes or more go to a vector kernel in `x86.rs` (512-bit
+//! with AVX-512 VNNI).
 #![forbid(unsafe_code)]
 
 pub(crate) const BASE: u32 = 65521;
