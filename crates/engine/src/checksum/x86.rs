@@ -363,7 +363,7 @@ mod tests {
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();
         for data in [&ones, &mixed] {
-            for start in [1u32, (65520 << 16) | 65520, 0x1234_5678 % (65521 << 16)] {
+            for start in [1u32, (65520 << 16) | 65520, 0x1234_5678] {
                 for n in (0..=data.len()).step_by(64) {
                     let d = &data[..n];
                     let want = adler32_portable(start, d);
