@@ -69,6 +69,13 @@ fn has_widest_clmul() -> bool {
     has_wide_clmul() && is_x86_feature_detected!("avx512f")
 }
 
+/// x^(4*128+32) and x^(4*128-32) mod P (low, high), for folding a 128-bit lane 64 bytes on.
+macro_rules! k1k2 {
+    () => {
+        _mm_set_epi64x(0x1_c6e4_1596, 0x1_5444_2bd4)
+    };
+}
+
 /// x^(128+32) and x^(128-32) mod P (low, high), for folding one 128-bit lane into the next.
 macro_rules! k3k4 {
     () => {
@@ -92,8 +99,8 @@ macro_rules! fold {
 #[target_feature(enable = "pclmulqdq,sse2,sse4.1")]
 unsafe fn crc32_fold(reg: u32, data: &[u8]) -> u32 {
     debug_assert!(data.len() >= 64 && data.len().is_multiple_of(16));
-    // x^(4*128+32) and x^(4*128-32) mod P, for folding 512 bits at a time (low, high).
-    let k1k2 = _mm_set_epi64x(0x1_c6e4_1596, 0x1_5444_2bd4);
+    // Folding 512 bits at a time.
+    let k1k2 = k1k2!();
     let k3k4 = k3k4!();
     // Macros rather than closures, so the intrinsics are compiled with this function's
     // target features on every supported compiler.
@@ -190,27 +197,9 @@ unsafe fn crc32_fold_wide(reg: u32, data: &[u8]) -> u32 {
 unsafe fn crc32_fold_512(reg: u32, data: &[u8]) -> u32 {
     debug_assert!(data.len() >= WIDEST_MIN_LEN && data.len().is_multiple_of(16));
     // x^(8*256+32) and x^(8*256-32) mod P in each 128-bit lane: a lane moves forward by the
-    // 256 bytes of a step; then the same for 64 bytes, from one register to the next.
-    let k256 = _mm512_set_epi64(
-        0x1_322d_1430,
-        0x1_1542_778a,
-        0x1_322d_1430,
-        0x1_1542_778a,
-        0x1_322d_1430,
-        0x1_1542_778a,
-        0x1_322d_1430,
-        0x1_1542_778a,
-    );
-    let k64 = _mm512_set_epi64(
-        0x1_c6e4_1596,
-        0x1_5444_2bd4,
-        0x1_c6e4_1596,
-        0x1_5444_2bd4,
-        0x1_c6e4_1596,
-        0x1_5444_2bd4,
-        0x1_c6e4_1596,
-        0x1_5444_2bd4,
-    );
+    // 256 bytes of a step; then by 64 bytes, from one register to the next.
+    let k256 = _mm512_broadcast_i32x4(_mm_set_epi64x(0x1_322d_1430, 0x1_1542_778a));
+    let k64 = _mm512_broadcast_i32x4(k1k2!());
     macro_rules! load {
         ($i:expr) => {
             // SAFETY: every offset used is a multiple of 16 with `offset + 64 <=
@@ -324,19 +313,25 @@ fn has_wide_adler() -> bool {
         && is_x86_feature_detected!("avx512vnni")
 }
 
+/// Byte i of a 64-byte chunk adds (64 - i) times itself to Adler-32's second sum.
+const WEIGHTS_64: [i8; 64] = {
+    let mut w = [0i8; 64];
+    let mut i = 0;
+    while i < 64 {
+        w[i] = 64 - i as i8;
+        i += 1;
+    }
+    w
+};
+
 /// AVX-512 Adler-32 over `data`, whose length is a multiple of 64: the AVX2 kernel's sums
 /// on 64 bytes per step, the weighted sum in one dot product (VPDPBUSD) instead of two
 /// multiply-adds.
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 unsafe fn adler32_avx512(adler: u32, data: &[u8]) -> u32 {
     debug_assert!(data.len().is_multiple_of(64));
-    // Byte i of a 64-byte chunk adds (64 - i) times itself to the second sum.
-    let mut w = [0i8; 64];
-    for (i, x) in w.iter_mut().enumerate() {
-        *x = 64 - i as i8;
-    }
-    // SAFETY: `w` is 64 readable bytes; the load is unaligned.
-    let weights = unsafe { _mm512_loadu_si512(w.as_ptr().cast()) };
+    // SAFETY: `WEIGHTS_64` is 64 readable bytes; the load is unaligned.
+    let weights = unsafe { _mm512_loadu_si512(WEIGHTS_64.as_ptr().cast()) };
     let zero = _mm512_setzero_si512();
     let mut a = adler & 0xffff;
     let mut b = adler >> 16;
