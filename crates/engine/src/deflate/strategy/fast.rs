@@ -29,8 +29,8 @@
 //!   eight readable bytes), recorded together at its end: inlined 1.05x (1.00x; the register
 //!   pressure stayed), out of line 1.15x (1.06x; paper-100k.pdf 0.93x, but text pays a call
 //!   per short run of literals);
-//! - only the measuring of lengths out of line: 1.02x (0.98x on the smallest files);
-//! - the parse compiled for BMI2 (shifts by the bucket count without CL): 1.00-1.02x;
+//! - only the measuring of lengths out of line: (1.015x; 0.97-0.99x on the four smallest);
+//! - the parse compiled for BMI2 (shifts by the bucket count without CL): (1.00-1.02x);
 //! - the bucket two positions on prefetched too: 1.00x;
 //! - the step growing twice or four times as fast: 1.00x or 1.03x, for 1,141 or 5,923 more
 //!   bytes.
