@@ -63,10 +63,38 @@ fn has_wide_clmul() -> bool {
     is_x86_feature_detected!("vpclmulqdq") && is_x86_feature_detected!("avx2")
 }
 
-/// The CPU folds 512-bit registers (VPCLMULQDQ with AVX-512 F).
+/// The CPU folds 512-bit registers (VPCLMULQDQ with AVX-512 F) and they are worth using
+/// ([`wide_registers_pay`]).
 #[inline]
 fn has_widest_clmul() -> bool {
-    has_wide_clmul() && is_x86_feature_detected!("avx512f")
+    has_wide_clmul() && is_x86_feature_detected!("avx512f") && wide_registers_pay()
+}
+
+/// Whether this CPU runs 512-bit instructions without slowing down: not the Intel cores that
+/// lower their clock for a while after any of them (Skylake and Cascade Lake servers, Ice
+/// Lake, Tiger Lake; libdeflate keeps to 256 bits on the same list), where a checksum called
+/// now and then would slow the decoder running around it. Asked once.
+fn wide_registers_pay() -> bool {
+    static PAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PAYS.get_or_init(|| {
+        // SAFETY: CPUID exists on every x86_64 CPU, and leaves 0 and 1 on every one of them;
+        // it only reads identification registers. (An `unsafe fn` in older toolchains.)
+        #[allow(unused_unsafe)]
+        let (id, signature) = unsafe { (__cpuid(0), __cpuid(1).eax) };
+        let mut vendor = [0u8; 12];
+        for (bytes, reg) in vendor.chunks_exact_mut(4).zip([id.ebx, id.edx, id.ecx]) {
+            bytes.copy_from_slice(&reg.to_le_bytes());
+        }
+        wide_registers_pay_on(&vendor, signature)
+    })
+}
+
+/// [`wide_registers_pay`] for the CPU with this vendor string and signature (CPUID leaf 1's
+/// EAX).
+fn wide_registers_pay_on(vendor: &[u8; 12], signature: u32) -> bool {
+    let family = (signature >> 8) & 0xf;
+    let model = (signature >> 4) & 0xf | (signature >> 12) & 0xf0;
+    !(vendor == b"GenuineIntel" && family == 6 && matches!(model, 85 | 106 | 108 | 126 | 140 | 141))
 }
 
 /// x^(4*128+32) and x^(4*128-32) mod P (low, high), for folding a 128-bit lane 64 bytes on.
@@ -305,12 +333,14 @@ const BLOCK: usize = 5536;
 /// The largest multiple of 64 below zlib's NMAX, for the 512-bit kernel.
 const BLOCK_WIDE: usize = 5504;
 
-/// The CPU sums 512-bit registers of bytes with VNNI's dot products (AVX-512 F, BW, VNNI).
+/// The CPU sums 512-bit registers of bytes with VNNI's dot products (AVX-512 F, BW, VNNI),
+/// and they are worth using ([`wide_registers_pay`]).
 #[inline]
 fn has_wide_adler() -> bool {
     is_x86_feature_detected!("avx512f")
         && is_x86_feature_detected!("avx512bw")
         && is_x86_feature_detected!("avx512vnni")
+        && wide_registers_pay()
 }
 
 /// Byte i of a 64-byte chunk adds (64 - i) times itself to Adler-32's second sum.
@@ -443,6 +473,33 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// The 512-bit kernels stay off the Intel cores that slow down for them, by signature
+    /// (CPUID leaf 1's EAX), and run everywhere else.
+    #[test]
+    fn wide_registers_by_cpu() {
+        let intel = b"GenuineIntel";
+        for (signature, pays) in [
+            (0x0005_0657, false), // Cascade Lake server: family 6, model 85
+            (0x0006_06a6, false), // Ice Lake server: model 106
+            (0x0007_06e5, false), // Ice Lake client: model 126
+            (0x0008_06c1, false), // Tiger Lake: model 140
+            (0x0008_06f8, true),  // Sapphire Rapids: model 143
+            (0x000a_0671, true),  // Rocket Lake: model 167
+            (0x0009_06a3, true),  // Alder Lake: model 154
+        ] {
+            assert_eq!(
+                wide_registers_pay_on(intel, signature),
+                pays,
+                "{signature:#x}"
+            );
+        }
+        // Zen 4 and Zen 5 (family 0xf plus extended family), and Ice Lake's model number
+        // under another vendor.
+        for signature in [0x00a6_0f12, 0x00b4_0f40, 0x0006_06a6] {
+            assert!(wide_registers_pay_on(b"AuthenticAMD", signature));
         }
     }
 
