@@ -52,8 +52,10 @@
 //!   with an AVX-512 first pass that also measured both candidates' first eight bytes (16
 //!   positions looked up with gathers before any went in; a gather of eight cost 2.5 ns
 //!   here), its second pass then 0.54x today's whole parse. With one-way buckets, 3,509,689
-//!   bytes at 1.09x. Inserting every position costs more than the ratio it buys can be
-//!   traded back for at this tier.
+//!   bytes at 1.09x. That second pass written without a literal-or-match branch (igzip's
+//!   walk: the symbol and the step chosen by conditional moves) was slower still, 1.20x in
+//!   all: its frequency counts became chains of read-modify-writes through memory. Inserting
+//!   every position costs more than the ratio it buys can be traded back for at this tier.
 #![forbid(unsafe_code)]
 
 use crate::deflate::ctx::{Carry, Ctx, Finder};
