@@ -48,12 +48,13 @@
 //! - every position inserted, in a first pass over each 2-4 KiB, and the parse a second pass
 //!   over what it found (ISA-L's level 1 on AVX-512 builds such a map): 3,387,052 bytes
 //!   (-3.5%), but 1.13x the time with a scalar first pass (one load and one store per
-//!   position, 1.2 ns each) and the candidates checked in the second; 3,392,836 at 1.18x
+//!   position, 1.2 ns each) and the candidates checked in the second; 3,393,550 at 1.11x
 //!   with an AVX-512 first pass that also measured both candidates' first eight bytes (16
 //!   positions looked up with gathers before any went in; a gather of eight cost 2.5 ns
-//!   here), its second pass then 0.54x today's whole parse. With one-way buckets, 3,509,689
-//!   bytes at 1.09x. That second pass written without a literal-or-match branch (igzip's
-//!   walk: the symbol and the step chosen by conditional moves) was slower still, 1.20x in
+//!   here), 3,392,836 at 1.18x with the repeat-distance check added to the second pass,
+//!   which then took 0.54x today's whole parse. With one-way buckets, 3,509,689 bytes at
+//!   1.09x. That second pass written without a literal-or-match branch (igzip's walk: the
+//!   symbol and the step chosen by conditional moves) was slower still, 1.20x in
 //!   all: its frequency counts became chains of read-modify-writes through memory. Inserting
 //!   every position costs more than the ratio it buys can be traded back for at this tier.
 #![forbid(unsafe_code)]
