@@ -22,6 +22,10 @@
 //! only within one (levels 10/11/12 run 1/1/2 passes). Only a stream's first window starts
 //! from a static model, and gets one pass more. Starting every window from the static model
 //! cost 0.4% of ratio at one pass (corpus at level 12's depth 3.675 -> 3.661) and 0.1% at two.
+//! Level 12's second pass, run only where the first moved the prices by more than a mean of
+//! T/16 bit per symbol, saves time in proportion to the bytes it gives up, as one pass does
+//! (per-file corpus, 3,000,890 bytes with both passes everywhere): T = 3, 3,001,680 at
+//! 0.94-0.96x the time; T = 4, 3,002,057 at 0.90x; one pass, 3,002,979 at 0.87-0.90x. Not kept.
 //! The prices never outlive a stream ([`Ctx::start_stream`]), so output does not depend on
 //! what a reused context compressed before, nor on the thread count.
 //! The blocks are chosen by cost after the parse (`plan.rs`), as at levels 2-9. The figures
