@@ -18,7 +18,7 @@ use super::huffman::{build_codes, build_lengths, log2_x16, with_scratch};
 use super::tables::*;
 
 /// Marks a match in the symbol buffer.
-pub const MATCH_FLAG: u32 = 1 << 31;
+const MATCH_FLAG: u32 = 1 << 31;
 /// Where a match's distance symbol sits in its symbol word.
 const DIST_SYM_SHIFT: u32 = 10;
 /// Where a match's distance sits in its symbol word.
