@@ -3,26 +3,42 @@
 //!
 //! A match of length L replaces L literals. When the data uses few byte values (DNA, digits,
 //! sparse tables), a literal costs few bits and a short match, with its length and distance
-//! codes, costs more than the literals it replaces. The lazy parsers therefore ask for at least
-//! [`from_counts`] bytes over a [`sample`]: the smallest L with L * log2(alphabet) >
-//! [`MATCH_BITS`], between 3 and 9, where the alphabet is the byte values seen more than once
-//! per 1024 literals (the idea of libdeflate's minimum-length choice). The order-0 entropy was
-//! tried instead: it is pulled down by one very common byte (zeros in executables) and cost 3%
-//! on `sum`.
+//! codes, costs more than the literals it replaces. The chain parsers (levels 2-9) therefore
+//! ask for at least [`from_counts`] bytes over a [`sample`]: the smallest L with
+//! L * log2(alphabet) > [`MATCH_BITS`], from 3 up to [`MAX_MIN`], where the alphabet is the
+//! byte values seen more than once per 1024 literals (the idea of libdeflate's minimum-length
+//! choice). The order-0 entropy was tried instead: it is pulled down by one very common byte
+//! (zeros in executables) and cost 3% on `sum`.
 //!
 //! The estimate comes from a 4 KiB sample spread over each segment and holds for the whole
 //! segment. It depends only on the data, so output stays deterministic. (Updating it from each
 //! finished block's literal counts made the parse loop 0.5-1% slower; sampling only the first
 //! 4 KiB lost 0.2% on a tar of Python sources, whose segments can start with a stretch of few
 //! byte values.) Text (60-90 byte values) gets 4 or 3, which the match finders give anyway,
-//! so only small-alphabet data changes: on the corpus kppkn.gtb goes from 4.605 to
-//! 4.699 at level 4 and from 4.758 to 4.808 at level 6; a synthetic soft-masked FASTA from
-//! 2.943 to 2.972 and from 2.976 to 3.002 (5-15% slower there: more positions are searched
-//! when fewer matches qualify). Every other corpus file and a tar of /usr are unchanged.
+//! so mostly small-alphabet data changes: on the corpus kppkn.gtb went from 4.605 to 4.699 at
+//! level 4 and from 4.758 to 4.808 at level 6 when this was introduced.
+//!
+//! On DNA the minimum was too low, and capped lower still for shallow searches (5 below depth
+//! 10, 7 below 16: "a shallow search rarely finds long matches, asking for one would leave
+//! only literals"). Only literals is what DNA needs: four bases take about two bits each, and
+//! a short match found among random bases is a far one that costs more than the literals it
+//! replaces. Our levels 4-9 compressed genomic data 2-13% worse than libdeflate's, and worse
+//! than Huffman coding alone (random bases, 3.512): ratio at levels 4 / 6 / 9, before -> now
+//! (libdeflate): C. elegans FASTA (htslib's `test/ce.fa`) 3.400 / 3.531 / 3.672 -> 3.782 /
+//! 3.789 / 3.778 (3.669 / 3.796 / 3.776); SAM reads (`test/ce#large_seq.sam`) 6.305 / 6.470 /
+//! 6.813 -> 6.722 / 6.760 / 6.899 (6.820 / 6.873 / 6.865); 8 MB of random bases in 60-byte
+//! lines 3.210 / 3.343 / 3.454 -> 3.541 / 3.549 / 3.579 (3.552 / 3.565 / 3.580). The per-file
+//! corpus changed by under 0.003% at levels 2-9 (level 6 3,171,866 -> 3,171,923 bytes, level
+//! 4 3,217,068 -> 3,216,984), at the same speed. Without the cap alone DNA got half of that;
+//! the other half is [`MATCH_BITS`] at 19 rather than 18 (one more base for DNA; 20 lost
+//! 0.015% on the corpus, at kennedy.xls and kppkn.gtb).
 #![forbid(unsafe_code)]
 
 /// Typical cost in bits of a short match (length code, distance code and extra bits).
-const MATCH_BITS: u32 = 18;
+const MATCH_BITS: u32 = 19;
+/// The longest minimum: for one or two byte values in use (a run, a text of zeros and ones),
+/// where no length would pay by [`MATCH_BITS`].
+const MAX_MIN: u32 = 12;
 /// Below this many literals the counts say too little, and the usual minimum of 3 applies.
 const MIN_SAMPLE: u32 = 512;
 /// Bytes of a segment sampled, in [`RUNS`] runs spread over it.
@@ -87,18 +103,12 @@ pub fn long_keys(len: usize, freq: impl FnOnce() -> [u32; 256]) -> bool {
 
 /// The shortest worthwhile match for literals counted in `freq` (256 byte counts), or `None`
 /// when there are too few to tell.
-pub fn from_counts(freq: &[u32], depth: u32) -> Option<usize> {
+pub fn from_counts(freq: &[u32]) -> Option<usize> {
     let used = alphabet(freq)?;
-    // A shallow search rarely finds long matches: asking for one would leave only literals.
-    let cap = match depth {
-        0..=9 => 5,
-        10..=15 => 7,
-        _ => 9,
-    };
     // The smallest L with L * log2(used) > MATCH_BITS, in integers (used^L > 2^MATCH_BITS)
     // so that every platform picks the same L.
     let mut len = 3;
-    while len < cap && used.pow(len) <= 1 << MATCH_BITS {
+    while len < MAX_MIN && used.pow(len) <= 1 << MATCH_BITS {
         len += 1;
     }
     Some(len as usize)
@@ -126,9 +136,9 @@ pub fn sample(data: &[u8]) -> [u32; 256] {
 mod tests {
     use super::*;
 
-    /// The shortest worthwhile match for `data`, as the lazy parser takes it.
-    fn from_sample(data: &[u8], depth: u32) -> usize {
-        from_counts(&sample(data), depth).unwrap_or(3)
+    /// The shortest worthwhile match for `data`, as the chain parsers take it.
+    fn from_sample(data: &[u8]) -> usize {
+        from_counts(&sample(data)).unwrap_or(3)
     }
 
     /// Text takes five-byte keys; data using most byte values, and too little data to tell,
@@ -157,29 +167,34 @@ mod tests {
     #[test]
     fn smaller_alphabets_ask_for_longer_matches() {
         let lcg = |i: u32| i.wrapping_mul(2_654_435_761) >> 13;
-        // Two bits per literal: L * 2 > 18 from L = 10, capped at 9.
+        // Two bits per literal: L * 2 > 19 from L = 10.
         let dna: Vec<u8> = (0..5000).map(|i| b"ACGT"[(lcg(i) % 4) as usize]).collect();
-        assert_eq!(from_sample(&dna, 16), 9);
-        // A shallow search caps it.
-        assert_eq!(from_sample(&dna, 12), 7);
-        assert_eq!(from_sample(&dna, 6), 5);
+        assert_eq!(from_sample(&dna), 10);
+        // Five values (the bases and a line end): 5^9 > 2^19.
+        let lines: Vec<u8> = (0..5000)
+            .map(|i| if i % 61 == 60 { b'\n' } else { dna[i as usize] })
+            .collect();
+        assert_eq!(from_sample(&lines), 9);
+        // Two values: as long as the cap allows.
+        let bits: Vec<u8> = (0..5000).map(|i| b"01"[(lcg(i) % 2) as usize]).collect();
+        assert_eq!(from_sample(&bits), MAX_MIN as usize);
         // Sixteen values, four bits: 5.
         let hex: Vec<u8> = (0..5000)
             .map(|i| b"0123456789abcdef"[(lcg(i) % 16) as usize])
             .collect();
-        assert_eq!(from_sample(&hex, 16), 5);
+        assert_eq!(from_sample(&hex), 5);
         // Text-like (64 values, six bits): 4. All 256 values: 3.
         let text: Vec<u8> = (0..5000).map(|i| b'0' + (lcg(i) % 64) as u8).collect();
-        assert_eq!(from_sample(&text, 16), 4);
+        assert_eq!(from_sample(&text), 4);
         let bytes: Vec<u8> = (0..5000).map(|i| lcg(i) as u8).collect();
-        assert_eq!(from_sample(&bytes, 16), 3);
+        assert_eq!(from_sample(&bytes), 3);
         // Too few literals to tell.
-        assert_eq!(from_sample(b"AAAA", 16), 3);
-        assert_eq!(from_counts(&[1; 256], 16), None);
+        assert_eq!(from_sample(b"AAAA"), 3);
+        assert_eq!(from_counts(&[1; 256]), None);
         // Values seen once in 1024 or less are outliers, not the alphabet.
         let mut freq = [0u32; 256];
         freq[..4].fill(1000);
         freq[4..].fill(3);
-        assert_eq!(from_counts(&freq, 16), Some(9));
+        assert_eq!(from_counts(&freq), Some(10));
     }
 }
