@@ -11,7 +11,8 @@ use super::bt::Bt;
 use super::matchfind::{Chains, SmallChains};
 use super::plan::Plan;
 use super::split::Splitter;
-use super::strategy::dp::{Costs, Parse};
+use super::strategy::dp::Parse;
+use super::strategy::prices::Costs;
 use super::LevelRow;
 
 /// How a segment's match finder was keyed, which a segment that continues it must keep.
@@ -63,6 +64,9 @@ pub struct Ctx {
     /// The near-optimal tier's parse arrays (256 KiB), allocated on first use and kept, as
     /// the trees are: allocating them per call made level 10 2.9x slower on 1 KB inputs.
     pub parse: Option<Parse>,
+    /// A second parse of a window, from other prices (`strategy/optimal.rs`), allocated when
+    /// first needed.
+    pub alt_parse: Option<Parse>,
     /// Two-way hash table of the fastest tier, allocated on first use.
     pub table: super::strategy::fast::Table,
     /// log2 of the hash-chain bucket count (from memLevel).
@@ -106,6 +110,7 @@ impl Ctx {
             bt: None,
             costs: None,
             parse: None,
+            alt_parse: None,
             table: Default::default(),
             hash_bits: (mem_level as u32 + 7).clamp(10, 16),
             window_bits,

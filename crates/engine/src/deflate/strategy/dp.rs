@@ -1,6 +1,7 @@
-//! The near-optimal parser's dynamic program (`optimal.rs`): symbol prices, and the backward
-//! pass that picks, for every position of a window, the literal or (length, distance) that
-//! minimises the bits to the window's end, trying every length a candidate match allows.
+//! The near-optimal parser's dynamic program (`optimal.rs`): the backward pass that picks, for
+//! every position of a window, the literal or (length, distance) that minimises the bits to
+//! the window's end at the symbol prices of `prices.rs`, trying every length a candidate
+//! match allows.
 //!
 //! A position's candidates come from the binary trees (`bt.rs`), each longer than all closer
 //! ones and [`pack`](crate::deflate::bt::pack)ed with its distance symbol. Each length is
@@ -13,92 +14,20 @@
 #![forbid(unsafe_code)]
 
 use super::optimal::WINDOW;
+use super::prices::{Costs, LenCosts};
 use crate::arch::Avx2;
 use crate::deflate::bt::{LEN_BITS, LEN_MASK};
-use crate::deflate::huffman::log2_x16;
 use crate::deflate::matchfind::MAX_MATCH;
-use crate::deflate::tables::{dist_sym, DIST_EXTRA, LEN_EXTRA, LEN_SYM};
+use crate::deflate::tables::{dist_sym, LEN_SYM};
 use crate::lanes::{self, LANES};
 
-/// Price of a symbol the previous pass did not use (its code would be long).
-const UNUSED_COST: u32 = 13;
-/// Costs are in 1/SCALE bits.
-const SCALE: u32 = 16;
 /// Candidates the kernel takes at one position (more go through the plain loop: 0.7% of
 /// bible.txt's positions at level 10): `lanes::best`'s four, which the arrays passed to it
 /// tie to this at compile time.
 pub const KERNEL_MATCHES: usize = 4;
-/// Prices per length: every length's, then room for a kernel's lanes past the longest.
-type LenCosts = [u32; MAX_MATCH + 1 + LANES];
 /// Costs to the window's end: every position's, the end's, and room for a kernel's lanes
 /// past the end (read, never chosen).
 const COST_LEN: usize = WINDOW + 1 + MAX_MATCH + LANES;
-
-/// Symbol prices in 1/SCALE bits.
-#[derive(Clone)]
-pub struct Costs {
-    lit: [u32; 286],
-    /// Distance symbols 0-29, and two never used: a packed symbol needs no bounds check.
-    dist: [u32; 32],
-}
-
-impl Costs {
-    /// Static prices, for a stream's first window.
-    pub fn initial() -> Costs {
-        let mut lit = [9 * SCALE; 286];
-        for (s, c) in lit.iter_mut().enumerate().take(256) {
-            *c = if (b'a' as usize..=b'z' as usize).contains(&s) || s == b' ' as usize {
-                7 * SCALE
-            } else {
-                9 * SCALE
-            };
-        }
-        for (i, c) in lit.iter_mut().enumerate().skip(257) {
-            *c = (6 + (i as u32 - 257) / 6 + LEN_EXTRA[i - 257] as u32) * SCALE;
-        }
-        let mut dist = [0u32; 32];
-        for (i, c) in dist.iter_mut().enumerate().take(30) {
-            *c = (5 + DIST_EXTRA[i] as u32) * SCALE;
-        }
-        Costs { lit, dist }
-    }
-
-    /// Costs in 1/SCALE bits from the symbols' information content, -log2(f / total), clamped
-    /// to what a Huffman code can give (1 to 15 bits). Fractional prices decide near-ties that
-    /// whole code lengths cannot (sample L12 4.158 -> 4.164, L10 4.137 -> 4.141).
-    fn from_freqs(lf: &[u32; 286], df: &[u32; 30]) -> Costs {
-        let bits = |f: u32, total: u32| -> u32 {
-            if f == 0 {
-                UNUSED_COST * SCALE
-            } else {
-                (log2_x16(total) - log2_x16(f)).clamp(SCALE, 15 * SCALE)
-            }
-        };
-        let lt: u32 = lf.iter().sum();
-        let dt: u32 = df.iter().sum::<u32>().max(1);
-        let mut lit = [0u32; 286];
-        for i in 0..286 {
-            lit[i] = bits(lf[i], lt);
-            if i >= 257 {
-                lit[i] += LEN_EXTRA[i - 257] as u32 * SCALE;
-            }
-        }
-        let mut dist = [0u32; 32];
-        for i in 0..30 {
-            dist[i] = bits(df[i], dt) + DIST_EXTRA[i] as u32 * SCALE;
-        }
-        Costs { lit, dist }
-    }
-
-    /// Every length's price (symbol and extra bits), looked up once per pass.
-    fn len_costs(&self) -> LenCosts {
-        let mut lc = [0u32; MAX_MATCH + 1 + LANES];
-        for (len, c) in lc.iter_mut().enumerate().take(MAX_MATCH + 1).skip(3) {
-            *c = self.lit[257 + LEN_SYM[len] as usize];
-        }
-        lc
-    }
-}
 
 /// A window's bytes and candidate matches, as the dynamic program reads them.
 pub struct Candidates<'a> {
@@ -154,8 +83,8 @@ impl Parse {
     }
 
     /// The prices the last pass's parse of `bytes` gives its symbols (the next pass's, or the
-    /// next window's first).
-    pub fn prices(&self, bytes: &[u8]) -> Costs {
+    /// next window's first), and the bits that parse costs at them ([`Costs::from_counts`]).
+    pub fn prices(&self, bytes: &[u8]) -> (Costs, u64) {
         let (mut lf, mut df) = ([0u32; 286], [0u32; 30]);
         let mut i = 0;
         while i < bytes.len() {
@@ -170,7 +99,7 @@ impl Parse {
             }
         }
         lf[256] = 1;
-        Costs::from_freqs(&lf, &df)
+        Costs::from_counts(&lf, &df)
     }
 }
 

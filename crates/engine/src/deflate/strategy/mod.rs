@@ -4,5 +4,6 @@ pub mod fast;
 pub mod huffman_only;
 pub mod lazy;
 pub mod optimal;
+pub mod prices;
 pub mod rle;
 pub mod stored;

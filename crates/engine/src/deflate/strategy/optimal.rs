@@ -28,11 +28,34 @@
 //! 0.94-0.96x the time; T = 4, 3,002,057 at 0.90x; one pass, 3,002,979 at 0.87-0.90x. Not kept.
 //! The prices never outlive a stream ([`Ctx::start_stream`]), so output does not depend on
 //! what a reused context compressed before, nor on the thread count.
+//!
+//! Prices carried from parse to parse can settle where they should not. On DNA the static
+//! model's 7-9 bit literals made every 7-byte match look cheap; the parse took them (99% of
+//! the bytes in matches, 7 bytes long on average), literals became rare and so stayed
+//! expensive, and levels 10-12 compressed worse than Huffman coding alone (random bases:
+//! 3.455 against 3.512; libdeflate -10 3.582). So where a window's parse saves less than a
+//! tenth over its bytes coded as literals alone ([`ESCAPE_SHARE`], estimated from every
+//! fourth byte), the window is parsed again, as many passes, from the same prices with the
+//! literals priced as literals alone would be, and the parse that costs less at its own
+//! prices is kept (as libdeflate weighs a block of literals alone against its parse). This
+//! needs prices close to what a Huffman code charges (`prices.rs`): with the information
+//! content alone the second parse took too few matches, and SAM reads lost 1% (6.866 ->
+//! 6.800). Ratio at levels 10 / 12, before -> with both (libdeflate -10 / -12): C. elegans
+//! FASTA (htslib's `test/ce.fa`) 3.731 / 3.766 -> 3.878 / 3.881 (3.878 / 3.884); SAM reads
+//! (`test/ce#large_seq.sam`) 6.866 / 6.887 -> 6.980 / 6.989 (7.000 / 7.035); 8 MB of random
+//! bases in 60-byte lines 3.455 / 3.468 -> 3.551 / 3.545 (3.582 / 3.582). A share of 0.85 or
+//! 0.95 gave the same. The corpus's parses save far more than a tenth, except on
+//! paper-100k.pdf and fireworks.jpeg, whose bytes hardly changed; per-file corpus bytes
+//! 3,006,069 / 3,005,348 / 3,000,890 -> 3,005,078 / 3,004,316 / 2,999,754 at levels 10 / 11 /
+//! 12 (the prices' share), at 1.00x / 1.00x / 1.00-1.01x the time (alternating runs). Random
+//! bases, where every window is parsed twice, take 1.15x the time at level 10 (10.5 MB/s;
+//! libdeflate -10 8.2).
 //! The blocks are chosen by cost after the parse (`plan.rs`), as at levels 2-9. The figures
 //! on windows and first passes below were measured when the statistics splitter chose them.
 #![forbid(unsafe_code)]
 
-use super::dp::{Candidates, Costs, Parse, KERNEL_MATCHES};
+use super::dp::{Candidates, Parse, KERNEL_MATCHES};
+use super::prices::{literal_bits_sampled, Costs};
 use crate::deflate::bt::{pack, Bt, FOUND, LEN_MASK};
 use crate::deflate::ctx::Ctx;
 use crate::deflate::matchfind::{match_len, table, MAX_MATCH};
@@ -68,6 +91,9 @@ const QUIET_END: usize = 8;
 /// 3.6838 (fields.c at level 10 3.661 -> 3.677, sum 2.986 -> 3.050), two 3.6680 / 3.6822 /
 /// 3.6838. Inputs of one window (most zlib calls) pay the pass in full.
 const EXTRA_FIRST: u32 = 1;
+/// A window whose parse costs more than `.0 / .1` of what its bytes would as literals alone
+/// is parsed again from literal prices (see [`run`]).
+const ESCAPE_SHARE: (u64, u64) = (9, 10);
 /// Parses `buf[start..]` near-optimally with the level row's depth, nice length, passes and
 /// length-3 matches.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
@@ -172,9 +198,26 @@ pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
             matches: &matches,
             min_len,
         };
+        let mut bits = 0;
         for _ in 0..passes {
             parse.run(&candidates, &model);
-            model = parse.prices(bytes);
+            (model, bits) = parse.prices(bytes);
+        }
+        // A parse that saves less than a tenth over literals alone may have settled where
+        // matches look cheap only because literals are rare: the window is parsed again from
+        // literals priced as if they were alone, and the cheaper parse kept.
+        if bits * ESCAPE_SHARE.1 > literal_bits_sampled(bytes) * ESCAPE_SHARE.0 {
+            let alt = ctx.alt_parse.get_or_insert_with(Parse::new);
+            let mut m = model.with_literals_of(bytes);
+            let mut alt_bits = 0;
+            for _ in 0..passes {
+                alt.run(&candidates, &m);
+                (m, alt_bits) = alt.prices(bytes);
+            }
+            if alt_bits < bits {
+                std::mem::swap(&mut parse, alt);
+                model = m;
+            }
         }
         ctx.costs = Some(model);
         // 3. Emit the chosen path.
