@@ -152,7 +152,10 @@ fn parse<
     let gain = |l: usize, d: usize, l2: usize, d2: usize| 4 * (l2 - l) as i32 + bsr(d) - bsr(d2);
     let mut p = start;
     let mut miss = 0usize;
-    // The distance of a match of the longest length that ends at `p` (0 if none).
+    // The distance of a match of the longest length that ends at `p` (0 if none). The last
+    // match's distance tried at every search instead (structured text repeats at a line's
+    // distance) gained nothing on JSON logs, a VCF or SAM reads and cost the corpus 1,060
+    // bytes at level 6 and 15,000 at level 4.
     let mut rep = 0usize;
     while p < end {
         let (mut l, mut d) = mf.find::<LONG, SHORT>(buf, p, min - 1, depth, nice, max_dist, rep);
