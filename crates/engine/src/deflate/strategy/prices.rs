@@ -146,3 +146,65 @@ pub fn literal_bits_sampled(bytes: &[u8]) -> u64 {
     }
     4 * entropy(&f)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Four equally common bases and a rarer line end: a Huffman code gives two of the bases
+    /// two bits and two of them three (or one two and three three), so the prices lie between
+    /// the information content (2.0 bits) and those codeword lengths, never below a whole bit
+    /// nor above the codeword.
+    #[test]
+    fn prices_lie_between_information_content_and_codeword_length() {
+        let mut f = [0u32; 257];
+        for b in b"ACGT" {
+            f[*b as usize] = 1000;
+        }
+        f[b'\n' as usize] = 66;
+        f[256] = 1;
+        let mut lens = [0u8; 286];
+        with_scratch(|w| build_lengths(&f, 15, &mut lens, w));
+        let mut p = [0u32; 257];
+        price(&f, &mut p);
+        for s in [b'A', b'C', b'G', b'T', b'\n'] {
+            let s = s as usize;
+            let total: u32 = f.iter().sum();
+            let info = log2_x16(total) - log2_x16(f[s]);
+            let code = lens[s] as u32 * SCALE;
+            let (lo, hi) = (info.min(code), info.max(code));
+            assert!(
+                lo <= p[s] && p[s] <= hi,
+                "symbol {s}: {} not in {lo}..={hi}",
+                p[s]
+            );
+            assert!(p[s] >= SCALE);
+        }
+        assert!(lens[b'A' as usize..=b'T' as usize].contains(&3));
+        // A symbol never seen costs UNUSED_COST bits.
+        assert_eq!(p[b'Z' as usize], UNUSED_COST * SCALE);
+    }
+
+    /// The bits a parse's counts cost: each symbol's information content times its count,
+    /// plus the extra bits of its lengths and distances.
+    #[test]
+    fn parse_bits_are_counts_times_information_plus_extra_bits() {
+        let (mut lf, mut df) = ([0u32; 286], [0u32; 30]);
+        lf[b'a' as usize] = 8;
+        lf[256] = 1;
+        // Length symbol 265 (lengths 11-12, one extra bit), seven times.
+        lf[265] = 7;
+        // Distance symbol 4 (distances 5-6, one extra bit) and 10 (33-48, four extra bits).
+        df[4] = 4;
+        df[10] = 3;
+        let (_, bits) = Costs::from_counts(&lf, &df);
+        let info = |n: u32, total: u32| n as u64 * (log2_x16(total) - log2_x16(n)) as u64;
+        let want = info(8, 16)
+            + info(1, 16)
+            + info(7, 16)
+            + info(4, 7)
+            + info(3, 7)
+            + (7 + 4 + 3 * 4) as u64 * SCALE as u64;
+        assert_eq!(bits, want);
+    }
+}
