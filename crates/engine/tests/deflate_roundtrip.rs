@@ -53,18 +53,8 @@ fn random_bases_compress_at_least_as_well_as_huffman_coding_alone() {
     }
     let mut huffman = Vec::new();
     Compressor::with_strategy(6, Strategy::HuffmanOnly).compress(Format::Raw, &data, &mut huffman);
-    let mut ck = Checker::new("bases");
-    for level in 2..=12u32 {
-        let z = compress(Format::Raw, &data, level);
-        assert!(
-            z.len() <= huffman.len(),
-            "level {level}: {} bytes, Huffman coding alone {}",
-            z.len(),
-            huffman.len()
-        );
-        ck.add(&z, Format::Raw, &data);
-    }
-    ck.check();
+    let what = "Huffman coding alone";
+    no_larger_than("bases", &data, Format::Raw, 2..=12, what, |_| huffman.len());
 }
 
 /// A block of random bytes repeated: the near-optimal levels code every copy one period back,
@@ -75,15 +65,30 @@ fn repeated_block_is_copied_from_one_period_back() {
     let block = Rng(11).bytes(1024);
     let data: Vec<u8> = block.iter().copied().cycle().take(1 << 20).collect();
     let lazy = compress(Format::Raw, &data, 6).len();
-    let mut ck = Checker::new("period");
-    for level in 10..=12u32 {
-        let z = compress(Format::Raw, &data, level);
+    no_larger_than("period", &data, Format::Raw, 10..=12, "level 6", |_| lazy);
+}
+
+/// Compresses `data` into `format` at each of `levels`, asserts that no stream is larger than
+/// `bound(level)` bytes (`what` names the bound in the message), and has the peers decode
+/// every stream (`tag` names the checker's files).
+fn no_larger_than(
+    tag: &str,
+    data: &[u8],
+    format: Format,
+    levels: impl IntoIterator<Item = u32>,
+    what: &str,
+    bound: impl Fn(u32) -> usize,
+) {
+    let mut ck = Checker::new(tag);
+    for level in levels {
+        let z = compress(format, data, level);
+        let max = bound(level);
         assert!(
-            z.len() <= lazy,
-            "level {level}: {} bytes, level 6 {lazy}",
+            z.len() <= max,
+            "level {level}: {} bytes, {what} {max}",
             z.len()
         );
-        ck.add(&z, Format::Raw, &data);
+        ck.add(&z, format, data);
     }
     ck.check();
 }
@@ -293,17 +298,7 @@ fn a_json_log_compresses_as_well_as_zlib_does() {
         ));
     }
     let data = log.into_bytes();
-    let mut ck = Checker::new("jsonlog");
-    for level in 4..=9 {
-        let ours = compress(Format::Zlib, &data, level);
-        let zlib = py_compress(&data, level);
-        assert!(
-            ours.len() <= zlib.len(),
-            "level {level}: {} bytes, zlib {}",
-            ours.len(),
-            zlib.len()
-        );
-        ck.add(&ours, Format::Zlib, &data);
-    }
-    ck.check();
+    no_larger_than("jsonlog", &data, Format::Zlib, 4..=9, "zlib", |level| {
+        py_compress(&data, level).len()
+    });
 }

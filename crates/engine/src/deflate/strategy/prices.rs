@@ -110,14 +110,14 @@ impl Costs {
 /// 3,005,073 / 3,000,396, and 3,007,486 / 3,006,826 / 3,003,134 (codeword lengths alone).
 /// Genomic data gains most with the larger shares (see `optimal.rs` for the figures).
 fn price(f: &[u32], out: &mut [u32]) {
-    let total: u32 = f.iter().sum();
+    let lt = log2_x16(f.iter().sum::<u32>().max(1));
     let mut lens = [0u8; 286];
     with_scratch(|w| build_lengths(f, 15, &mut lens, w));
     for ((c, &n), &len) in out.iter_mut().zip(f).zip(&lens) {
         *c = if n == 0 {
             UNUSED_COST * SCALE
         } else {
-            let info = (log2_x16(total) - log2_x16(n)).clamp(SCALE, 15 * SCALE);
+            let info = (lt - log2_x16(n)).clamp(SCALE, 15 * SCALE);
             (3 * info + 5 * len as u32 * SCALE) / 8
         };
     }
