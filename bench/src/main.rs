@@ -60,6 +60,10 @@ struct Args {
     /// Also print one table per file.
     #[arg(long)]
     per_file: bool,
+    /// The producer of the stream every decoder decompresses in the cross rows, as PEER:LEVEL
+    /// (default zlib:6, zlib-ng:6 without the system zlib), e.g. isal:1 or libdeflate:12.
+    #[arg(long, value_name = "PEER:LEVEL")]
+    cross_from: Option<String>,
     /// No progress lines on stderr.
     #[arg(long)]
     quiet: bool,
@@ -87,6 +91,27 @@ fn scope_of(file: &Path, roots: &[PathBuf]) -> String {
         || file.display().to_string(),
         |n| n.to_string_lossy().into(),
     )
+}
+
+/// The encoder and level of the cross rows' common stream: `spec` as PEER:LEVEL, or the system
+/// zlib at level 6 (zlib-ng's if the system zlib is missing).
+fn cross_reference(spec: Option<&str>) -> Result<Reference, String> {
+    let Some(spec) = spec else {
+        let encoder = peers::open("zlib")
+            .unwrap_or_else(|_| Box::new(peers::zlibng::ZlibNg::new()) as Box<dyn peers::Peer>);
+        return Ok(Reference { encoder, level: 6 });
+    };
+    let bad = || format!("--cross-from {spec}: expected PEER:LEVEL, e.g. libdeflate:12");
+    let (name, level) = spec.split_once(':').ok_or_else(bad)?;
+    let level: u32 = level.parse().map_err(|_| bad())?;
+    let encoder = peers::open(name).map_err(|e| format!("--cross-from {spec}: {e}"))?;
+    if !encoder.levels().contains(&level) {
+        return Err(format!(
+            "--cross-from {spec}: {name} has levels {:?}",
+            encoder.levels()
+        ));
+    }
+    Ok(Reference { encoder, level })
 }
 
 fn main() -> ExitCode {
@@ -189,16 +214,7 @@ fn run(mut args: Args) -> Result<(), String> {
         if entrants.is_empty() {
             return Err(format!("no peer available: {}", notes.join("; ")));
         }
-        let mut reference = match peers::open("zlib") {
-            Ok(z) => Some(Reference {
-                encoder: z,
-                level: 6,
-            }),
-            Err(_) => Some(Reference {
-                encoder: Box::new(peers::zlibng::ZlibNg::new()),
-                level: 6,
-            }),
-        };
+        let mut reference = Some(cross_reference(args.cross_from.as_deref())?);
         reference_name = reference
             .as_ref()
             .map_or(String::new(), |r| r.encoder.name().to_string());
