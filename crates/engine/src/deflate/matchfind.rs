@@ -56,13 +56,11 @@
 //! match is the head's.
 //!
 //! Structured text (JSON logs, VCF, SAM) wants deeper walks than the corpus: a JSON log of
-//! 4.3 MB at level 6 gives 8.686 at 253 MB/s here, 9.316 at 196 at depth 35, and libdeflate
-//! -6 9.290 at 205. A walk that has found 16 bytes or more when its depth runs out, walking
-//! 10 candidates more, reached 9.236 at 216 (VCF 8.763 -> 8.875, SAM reads 7.203 -> 7.232),
-//! but cost the per-file corpus 1.02-1.04x level 6's time for 0.09% (3,171,923 -> 3,169,160
-//! bytes), and with the row's depth again as the extra, levels 8 and 9 ran 2.6x and 3.3x
-//! slower on the JSON log. Not kept: level 6's goal is speed, and its row sits where the
-//! corpus says.
+//! 4.3 MB at level 6 gave 8.686 at 253 MB/s, 9.316 at 196 at depth 35, and libdeflate -6
+//! 9.290 at 205. A walk that runs out of depth having found 16 bytes or more walks 10
+//! candidates more, while such extensions find longer matches in the segment
+//! ([`Chains::extend`]): 9.236 at 204, for 1.01-1.03x the corpus's time at levels 4-7. Extended by the row's
+//! depth instead, levels 8 and 9 ran 2.6x and 3.3x slower on the JSON log.
 //!
 //! Nor does starting the next search's loads early: at the end of each search, reading the
 //! next position's newest candidate from its (prefetched) bucket and prefetching that
@@ -264,7 +262,23 @@ pub struct Chains<
     /// prefetch: the lazy parser searches it next, and its walk can start without waiting for
     /// the hash.
     ahead: (usize, usize),
+    /// Walks extended in this segment ([`Chains::extend`]), those that found a longer match,
+    /// and whether walks are still extended.
+    ext_tries: u32,
+    ext_wins: u32,
+    ext_on: bool,
 }
+
+/// A walk that ran out of depth having found at least this many bytes is extended
+/// ([`Chains::extend`]).
+const EXT_MIN: usize = 16;
+/// Candidates an extension walks.
+const EXT_DEPTH: u32 = 10;
+/// Extensions a segment makes whatever they find.
+const EXT_PROBE: u32 = 64;
+/// After those, walks are extended while at least one extension in `EXT_RATE` has found a
+/// longer match.
+const EXT_RATE: u32 = 24;
 
 impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     /// Tables for a window of `1 << window_bits` and `1 << hash_bits` buckets.
@@ -279,6 +293,9 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             mask: w - 1,
             next: 0,
             ahead: (usize::MAX, 0),
+            ext_tries: 0,
+            ext_wins: 0,
+            ext_on: true,
         }
     }
 
@@ -293,6 +310,9 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         self.short[..1 << (self.hash_bits - SHORT_SHIFT)].fill(0);
         self.next = 0;
         self.ahead = (usize::MAX, 0);
+        self.ext_tries = 0;
+        self.ext_wins = 0;
+        self.ext_on = true;
     }
 
     /// Goes on with the tables as the last segment left them ([`Chains::insert_all`]), for a
@@ -301,6 +321,9 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         // The prefetched hash of the position after the last search may have read past the
         // end of the last buffer.
         self.ahead = (usize::MAX, 0);
+        self.ext_tries = 0;
+        self.ext_wins = 0;
+        self.ext_on = true;
     }
 
     /// Moves every position down by `by` (a multiple of the window), for a buffer whose first
@@ -409,8 +432,81 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         self.next = self.next.max(to);
     }
 
+    /// Walks [`EXT_DEPTH`] candidates more, from `cur` on, for a match longer than
+    /// `best_len` (at `best_dist`), which a walk out of depth found; returns the longer match
+    /// or `(best_len, best_dist)`. Stops extending walks for the rest of the segment once
+    /// fewer than one extension in [`EXT_RATE`] finds a longer match (counted after
+    /// [`EXT_PROBE`] of them).
+    ///
+    /// Structured text (JSON logs, VCF, SAM: lines that repeat most of their fields) wants
+    /// deeper walks than the corpus: every line begins a 16-byte match or longer with dozens
+    /// of lines before it, and the one that goes on furthest lies beyond the depth. At level
+    /// 6, with libdeflate -6 (per file, ratio at MB/s): JSON log (4.3 MB) 8.686 at 266 ->
+    /// 9.236 at 204 (libdeflate 9.290 at 210); `index.vcf` 8.763 -> 8.875 (8.965); 1,000 SAM
+    /// reads 7.203 -> 7.232 (7.362); level 5 on the JSON log 8.645 -> 9.215 (libdeflate -5
+    /// 8.681), level 7 9.267 -> 9.492. Per-file corpus bytes: level 3 -431, 4 -1,260, 5 -84,
+    /// 6 -72, 7 -8, 8 +15, 9 0; time 1.00x at levels 2-3 and 8-9, 1.01-1.03x at 4-7 (two
+    /// binaries, alternating runs). The extensions themselves cost nothing measurable there
+    /// (extending by 0 candidates took the same time): the test and the call do.
+    ///
+    /// Extending every such walk (no count) cost the corpus 1.02-1.04x level 6's time for
+    /// 0.09% (3,171,923 -> 3,169,160 bytes): most extensions there find nothing. Counting a
+    /// segment's wins: at one in 32 the SAM reads and the VCF kept their gain; at one in 16
+    /// they lost it. An extension of 6 candidates gave the JSON log 9.101, of 16 9.349 at 0.96x
+    /// the speed of 10; from 12 bytes 9.389 at 0.98x, but the corpus 1.02x; from 24, 9.101.
+    /// Inside the walk's loop (the count tested where depth runs out) the extension cost
+    /// levels 4 and 6 1.07x their time, and with the count's test out of line, 1.02x: this
+    /// function is out of line, and the test before it one flag.
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn extend(
+        &mut self,
+        buf: &[u8],
+        pos: usize,
+        mut cur: usize,
+        cutoff: usize,
+        mut best_len: usize,
+        mut best_dist: usize,
+        nice: usize,
+    ) -> (usize, usize) {
+        if best_len >= nice {
+            return (best_len, best_dist);
+        }
+        let from = best_len;
+        let max = (buf.len() - pos).min(MAX_MATCH);
+        let mask = self.mask & (P - 1);
+        for _ in 0..EXT_DEPTH {
+            let c = cur.wrapping_sub(1);
+            if cur <= cutoff || c >= pos {
+                break;
+            }
+            cur = self.prev[cur & mask] as usize;
+            if buf[c + best_len] != buf[pos + best_len] {
+                continue;
+            }
+            let l = match_len(buf, c, pos, max);
+            if l > best_len {
+                best_len = l;
+                best_dist = pos - c;
+                if l >= nice {
+                    break;
+                }
+            }
+        }
+        self.ext_tries += 1;
+        if best_len > from {
+            self.ext_wins += 1;
+        }
+        self.ext_on = self.ext_tries < EXT_PROBE || self.ext_wins * EXT_RATE >= self.ext_tries;
+        (best_len, best_dist)
+    }
+
     /// Best match at `pos` longer than `best` (returns (len, dist); len <= best means none).
     /// Inserts positions up to and including `pos`.
+    ///
+    /// A walk that runs out of depth with [`EXT_MIN`] bytes or more may go on
+    /// ([`Chains::extend`]).
     ///
     /// Inlined at each call site (libdeflate does the same): the parse loop and the walk then
     /// share registers. L6 +3% on the sample, +1.5% on a tar of /usr cut in 256 KiB blocks
@@ -553,6 +649,9 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
                 }
             }
         }
+        if depth == 0 && best_len >= EXT_MIN && self.ext_on {
+            (best_len, best_dist) = self.extend(buf, pos, cur, cutoff, best_len, best_dist, nice);
+        }
         // Nothing as long as the chains' keys: the short head's candidate, if any (four bytes
         // on five-byte chains, three on four-byte ones).
         if SHORT && best_len < if LONG { 5 } else { 4 } && c4 > cutoff {
@@ -632,6 +731,72 @@ mod tests {
             let got = ch.find::<true, true>(&data, at, 2, 64, MAX_MATCH, 1 << 15, 0);
             assert_eq!(got, (4, at - c), "at {at} dist {dist}");
         }
+    }
+
+    /// A walk that runs out of depth having found a long match goes on (`Chains::extend`) and
+    /// finds the line that repeats furthest, ten candidates beyond the depth; once a
+    /// segment's extensions stop finding anything longer, walks are no longer extended until
+    /// the next segment.
+    #[test]
+    fn walks_out_of_depth_go_on_while_it_pays() {
+        let mut rnd = xorshift(0x7E57_AB1E_0BAD_CAFEu64);
+        let mut random = |n: usize| -> Vec<u8> { (0..n).map(|_| rnd() as u8).collect() };
+        let prefix = b"{\"level\":\"info\",\"msg\":";
+        let mut buf = random(64);
+        // 100 lines alike but for their last bytes: from the eleventh on, each walk runs out of
+        // depth among candidates as long as the newest, and its extension finds nothing
+        // longer.
+        let line = [&prefix[..], &random(24)].concat();
+        let mut same = Vec::new();
+        for i in 0..100u8 {
+            same.push(buf.len());
+            buf.extend_from_slice(&line);
+            // Ends unlike every other line's.
+            buf.extend_from_slice(&[i; 8]);
+        }
+        // Then 12 lines that share only the prefix, and one that repeats the oldest of them:
+        // 12 candidates back, beyond a walk of depth 10.
+        let mut starts = Vec::new();
+        for _ in 0..12 {
+            starts.push(buf.len());
+            buf.extend_from_slice(prefix);
+            buf.extend(random(32));
+        }
+        let at = buf.len();
+        let tail = starts[0] + prefix.len();
+        buf.extend_from_slice(prefix);
+        buf.extend_from_within(tail..tail + 24);
+        buf.extend(random(16));
+        let want = (prefix.len() + 24, at - starts[0]);
+
+        let mut ch: Chains = Chains::new(15, 16);
+        ch.reset(buf.len());
+        for &p in &same {
+            let (l, d) = ch.find::<true, true>(&buf, p, 2, 10, MAX_MATCH, 1 << 15, 0);
+            assert!(
+                p == same[0] || (l >= line.len() && d == line.len() + 8),
+                "at {p}: {l} {d}"
+            );
+        }
+        assert!(ch.ext_tries >= EXT_PROBE && ch.ext_wins == 0 && !ch.ext_on);
+        let (l, _) = ch.find::<true, true>(&buf, at, 2, 10, MAX_MATCH, 1 << 15, 0);
+        assert!(
+            l < want.0,
+            "extended after its extensions found nothing: {l}"
+        );
+
+        // A new segment over the same bytes extends again.
+        ch.reset(buf.len());
+        ch.insert_to::<true, true>(&buf, at);
+        let got = ch.find::<true, true>(&buf, at, 2, 10, MAX_MATCH, 1 << 15, 0);
+        assert_eq!(got, want);
+        // Depth 10 alone did not reach it.
+        ch.ext_on = false;
+        ch.reset(buf.len());
+        ch.ext_on = false;
+        ch.insert_to::<true, true>(&buf, at);
+        let (l, _) = ch.find::<true, true>(&buf, at, 2, 10, MAX_MATCH, 1 << 15, 0);
+        assert!(l < want.0);
     }
 
     #[test]
