@@ -73,6 +73,16 @@ const TEXT_VALUES: u64 = 80;
 /// and cp.html together: level 4 -0.17%, 5 -0.03%, 6 0.00%, 7 +0.12%, 8 +0.25% with four-byte
 /// chains) but ran 11-17% faster at levels 4-7 on four-byte chains (interleaved runs): the
 /// head's upkeep and the wider hash buy nothing on chains that short.
+///
+/// JSON is the exception: 32 pieces of a JSON log, 512 bytes to 16 KiB each (eight of each
+/// size), compress at level 6 to 25,532 bytes (with the extended walks of `matchfind.rs`),
+/// libdeflate -6 to 24,775. Five-byte chains gave 24,897 (before those walks) at 1.33x the
+/// time; the same pieces of HTML, text, SAM, a spreadsheet and a protobuf gained 0-1.7% at
+/// 1.04-1.27x. Deeper walks on the four-byte chains of short text (the depths before the rows
+/// were chosen for five-byte chains, 1.6x) gave 25,065 at the same time, the others 0.2-0.6%
+/// at 1.01-1.12x; 2.5x gave 24,779 at 1.05x, the others 0.2-1.0% at 1.03-1.23x. Not kept:
+/// each is a step along level 6's curve, as level 7 is (before the extended walks, the 16 KiB
+/// pieces gave 16,514 bytes at level 7 against 17,592 at level 6).
 const SHORT_TEXT: usize = 32 << 10;
 
 /// Byte values seen more than once per 1024 literals counted in `freq`: the alphabet a literal
