@@ -55,12 +55,13 @@
 //! byte matches rarely pay for their length and distance codes, and the nearest four-byte
 //! match is the head's.
 //!
-//! Structured text (JSON logs, VCF, SAM) wants deeper walks than the corpus: a JSON log of
-//! 4.3 MB at level 6 gave 8.686 at 253 MB/s, 9.316 at 196 at depth 35, and libdeflate -6
-//! 9.290 at 205. A walk that runs out of depth having found 16 bytes or more walks 10
-//! candidates more, while such extensions find longer matches in the segment
-//! ([`Chains::extend`]): 9.236 at 204, for 1.01-1.03x the corpus's time at levels 4-7. Extended by the row's
-//! depth instead, levels 8 and 9 ran 2.6x and 3.3x slower on the JSON log.
+//! JSON logs want deeper walks than the corpus: one of 4.3 MB at level 6 gave 8.686 at 253
+//! MB/s, 9.316 at 196 at depth 35, and libdeflate -6 9.290 at 205. A walk that runs out of
+//! depth having found 16 bytes or more walks 10 candidates more, while such extensions find
+//! longer matches in the segment ([`Chains::extend`]): on the log of `bench/json_log.py`,
+//! level 6 8.258 at 245 -> 8.572 at 196 MB/s (libdeflate -6 8.780 at 200), for 1.01-1.02x
+//! the corpus's time at levels 4-6. Extended by the row's depth instead, levels 8 and 9 ran
+//! 2.6x and 3.3x slower on the JSON log.
 //!
 //! Nor does starting the next search's loads early: at the end of each search, reading the
 //! next position's newest candidate from its (prefetched) bucket and prefetching that
@@ -277,8 +278,8 @@ const EXT_DEPTH: u32 = 10;
 /// Extensions a segment makes whatever they find.
 const EXT_PROBE: u32 = 64;
 /// After those, walks are extended while at least one extension in `EXT_RATE` has found a
-/// longer match.
-const EXT_RATE: u32 = 24;
+/// longer match (the JSON log 14%, the corpus's text 2-3%).
+const EXT_RATE: u32 = 12;
 
 impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     /// Tables for a window of `1 << window_bits` and `1 << hash_bits` buckets.
@@ -438,23 +439,33 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     /// fewer than one extension in [`EXT_RATE`] finds a longer match (counted after
     /// [`EXT_PROBE`] of them).
     ///
-    /// Structured text (JSON logs, VCF, SAM: lines that repeat most of their fields) wants
-    /// deeper walks than the corpus: every line begins a 16-byte match or longer with dozens
-    /// of lines before it, and the one that goes on furthest lies beyond the depth. At level
-    /// 6, with libdeflate -6 (per file, ratio at MB/s): JSON log (4.3 MB) 8.686 at 266 ->
-    /// 9.236 at 204 (libdeflate 9.290 at 210); `index.vcf` 8.763 -> 8.875 (8.965); 1,000 SAM
-    /// reads 7.203 -> 7.232 (7.362); level 5 on the JSON log 8.645 -> 9.215 (libdeflate -5
-    /// 8.681), level 7 9.267 -> 9.492. Per-file corpus bytes: level 3 -431, 4 -1,260, 5 -84,
-    /// 6 -72, 7 -8, 8 +15, 9 0; time 1.00x at levels 2-3 and 8-9, 1.01-1.03x at 4-7 (two
-    /// binaries, alternating runs). The extensions themselves cost nothing measurable there
-    /// (extending by 0 candidates took the same time): the test and the call do.
+    /// Structured text (JSON logs: lines that repeat most of their fields) wants deeper walks
+    /// than the corpus: every line begins a 16-byte match or longer with dozens of lines
+    /// before it, and the one that goes on furthest lies beyond the depth. Where the walks of
+    /// text pay, they pay much more than on the corpus (level 6 -> 7 on the JSON log of
+    /// `bench/json_log.py`: +6.6% ratio for 1.31x the time; on the corpus +1.1% for 1.28x):
+    /// the count spends the extra candidates on the data that repays them, and the corpus
+    /// keeps level 6's row. In the harness, per file, ratio at MB/s, before -> after
+    /// (libdeflate at the same level):
+    /// - that JSON log (4.4 MB): level 5 8.211 at 255 -> 8.507 at 201 (8.313 at 277), level 6
+    ///   8.258 at 245 -> 8.572 at 196 (8.780 at 200), level 7 8.803 -> 8.860 (9.186); zlib -6
+    ///   8.135 at 115;
+    /// - `index.vcf` (htslib's test data) level 4 8.140 -> 8.227 at 0.95x the speed, levels
+    ///   5-9 the same; 1,000 SAM reads the same at every level.
+    ///
+    /// Per-file corpus bytes: level 3 -206, 4 -388, 5 -46, 6 -47, 7 -14, 8 +15, 9 0; time
+    /// 0.99x at levels 2-3, 1.01-1.02x at 4-6, 1.00x at 7-9 (two binaries, alternating runs).
+    /// The extensions themselves cost nothing measurable there (extending by 0 candidates took
+    /// the same time): the test and the call do.
     ///
     /// Extending every such walk (no count) cost the corpus 1.02-1.04x level 6's time for
-    /// 0.09% (3,171,923 -> 3,169,160 bytes): most extensions there find nothing. Counting a
-    /// segment's wins: at one in 32 the SAM reads and the VCF kept their gain; at one in 16
-    /// they lost it. An extension of 6 candidates gave the JSON log 9.101, of 16 9.349 at 0.96x
-    /// the speed of 10; from 12 bytes 9.389 at 0.98x, but the corpus 1.02x; from 24, 9.101.
-    /// Inside the walk's loop (the count tested where depth runs out) the extension cost
+    /// 0.09% (3,171,923 -> 3,169,160 bytes): most extensions there find nothing (2-3% of
+    /// them find a longer match on the corpus's text, 9% on the SAM reads and the VCF, 14% on
+    /// the JSON log). With one win in 24 enough, the SAM reads and the VCF kept extending:
+    /// +0.4% and +1.3% at level 6 for 0.89x and 0.90x the speed, and the JSON log 8.671 at 187.
+    /// An extension of 6 candidates gave an earlier JSON log 9.101 against 9.236, of 16 9.349
+    /// at 0.96x the speed of 10; from 12 bytes 9.389 at 0.98x, but the corpus 1.02x; from 24,
+    /// 9.101. Inside the walk's loop (the count tested where depth runs out) the extension cost
     /// levels 4 and 6 1.07x their time, and with the count's test out of line, 1.02x: this
     /// function is out of line, and the test before it one flag.
     #[cold]
