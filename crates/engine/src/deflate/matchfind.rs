@@ -465,9 +465,11 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     /// +0.4% and +1.3% at level 6 for 0.89x and 0.90x the speed, and the JSON log 8.671 at 187.
     /// An extension of 6 candidates gave an earlier JSON log 9.101 against 9.236, of 16 9.349
     /// at 0.96x the speed of 10; from 12 bytes 9.389 at 0.98x, but the corpus 1.02x; from 24,
-    /// 9.101. Inside the walk's loop (the count tested where depth runs out) the extension cost
-    /// levels 4 and 6 1.07x their time, and with the count's test out of line, 1.02x: this
-    /// function is out of line, and the test before it one flag.
+    /// 9.101. Extending only the parser's first search at a position (not its looks one and
+    /// two positions ahead) gave that log 8.782; counting as wins only matches longer by 8 or
+    /// 16 bytes, 9.199 or 9.131. Inside the walk's loop (the count tested where depth runs
+    /// out) the extension cost levels 4 and 6 1.07x their time, and with the count's test out
+    /// of line, 1.02x: this function is out of line, and the test before it one flag.
     #[cold]
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
