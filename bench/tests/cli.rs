@@ -106,3 +106,54 @@ fn unknown_peer_is_reported_and_an_empty_corpus_fails() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no non-empty files"));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `--cross-from` gives the cross rows another producer's stream (named in the table and the
+/// JSON), and a malformed or impossible producer fails before any measuring.
+#[test]
+fn cross_rows_decode_the_chosen_producers_stream() {
+    let d = scratch("cross");
+    let out = bench()
+        .arg(d.join("corpus/a.txt"))
+        .args(["--peers", "zlib,libdeflate", "--levels", "1", "--reps", "1"])
+        .args(["--quiet", "--cross-from", "libdeflate:12", "--json"])
+        .arg(d.join("o.json"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("every decoder on the same stream (libdeflate -12 output"),
+        "{stdout}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("o.json")).unwrap()).unwrap();
+    assert_eq!(json["meta"]["cross_reference"], "libdeflate");
+    let cross: Vec<&serde_json::Value> = json["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["kind"] == "cross")
+        .collect();
+    assert_eq!(cross.len(), 2, "{cross:?}");
+    assert!(cross.iter().all(|r| r["level"] == 12), "{cross:?}");
+    for (spec, why) in [
+        ("libdeflate", "expected PEER:LEVEL"),
+        ("zlib:x", "expected PEER:LEVEL"),
+        ("zlib:12", "zlib has levels"),
+        ("nosuch:1", "unknown peer"),
+    ] {
+        let out = bench()
+            .arg(d.join("corpus/a.txt"))
+            .args(["--quiet", "--cross-from", spec])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{spec}");
+        assert!(stderr.contains(why), "{spec}: {stderr}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
