@@ -15,7 +15,7 @@
 //! the speed over hash chains comes from. libdeflate -1 hashes them all, and on short inputs
 //! compresses 2% better (192 pieces of 512 bytes to 16 KiB of JSON, HTML, text, SAM reads,
 //! kennedy.xls and geo.protodata: 4.128 against 4.216). Hashing them all on inputs under 32
-//! KiB gained 0.5-5.2% on those pieces (kennedy.xls most) at 1.07-1.37x the time: not kept.
+//! KiB gained 0.5-5.2% on those pieces (kennedy.xls most) at 1.07-1.36x the time: not kept.
 //! When nothing matches for a while the step grows (the "skip" heuristic of LZ4/snappy), so
 //! incompressible input flows through at memory speed and ends up in stored blocks.
 //!
