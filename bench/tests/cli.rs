@@ -2,7 +2,7 @@
 //! and PNG outputs exist and hold real rows; bad arguments fail cleanly.
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Output};
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("hyperz-bench-cli-{name}-{}", std::process::id()));
@@ -22,6 +22,17 @@ fn scratch(name: &str) -> PathBuf {
 
 fn bench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_hyperz-bench"))
+}
+
+/// The standard output of a run that must have succeeded (else its output and errors).
+fn succeeded(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
 }
 
 #[test]
@@ -45,12 +56,7 @@ fn library_run_writes_table_csv_json_and_png() {
         .arg(d.join("o.png"))
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = succeeded(&out);
     assert!(stdout.contains("2 files"), "{stdout}");
     for peer in ["zlib ", "zlib-ng ", "libdeflate ", "isal "] {
         assert!(
@@ -119,12 +125,7 @@ fn cross_rows_decode_the_chosen_producers_stream() {
         .arg(d.join("o.json"))
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = succeeded(&out);
     assert!(
         stdout.contains("every decoder on the same stream (libdeflate -12 output"),
         "{stdout}"
