@@ -133,19 +133,34 @@ pub fn from_counts(freq: &[u32]) -> Option<usize> {
 }
 
 /// Byte counts of 64 runs of 64 bytes spread over `data` (all of it when shorter).
+///
+/// Counted in four interleaved sets and summed after: with one, a byte value that comes again
+/// within a few bytes (text's spaces and vowels) waits on the store of its count before, and
+/// counting a short input's 4 KiB took a tenth of level 6's time on it (grammar.lsp, xargs.1).
 pub fn sample(data: &[u8]) -> [u32; 256] {
-    let mut freq = [0u32; 256];
-    if data.len() <= SAMPLE_BYTES {
-        for &b in data {
-            freq[b as usize] += 1;
+    let mut sets = [[0u32; 256]; 4];
+    let mut count = |bytes: &[u8]| {
+        let mut quads = bytes.chunks_exact(4);
+        for q in &mut quads {
+            for (set, &b) in sets.iter_mut().zip(q) {
+                set[b as usize] += 1;
+            }
         }
+        for (set, &b) in sets.iter_mut().zip(quads.remainder()) {
+            set[b as usize] += 1;
+        }
+    };
+    if data.len() <= SAMPLE_BYTES {
+        count(data);
     } else {
         let stride = data.len() / RUNS;
         for r in 0..RUNS {
-            for &b in &data[r * stride..r * stride + SAMPLE_BYTES / RUNS] {
-                freq[b as usize] += 1;
-            }
+            count(&data[r * stride..r * stride + SAMPLE_BYTES / RUNS]);
         }
+    }
+    let mut freq = [0u32; 256];
+    for (i, f) in freq.iter_mut().enumerate() {
+        *f = sets[0][i] + sets[1][i] + sets[2][i] + sets[3][i];
     }
     freq
 }
@@ -153,6 +168,30 @@ pub fn sample(data: &[u8]) -> [u32; 256] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The counts are those of the bytes sampled, one by one: all of a short input, 64 runs
+    /// of 64 bytes of a longer one; whatever is left after the last whole group of four too.
+    #[test]
+    fn sample_counts_every_sampled_byte() {
+        let mut rnd = crate::deflate::matchfind::xorshift(0x5A3F_1E77_0C0F_FEE5);
+        let data: Vec<u8> = (0..100_003).map(|_| (rnd() % 7) as u8 * 37).collect();
+        for len in [0, 1, 3, 4, 5, 63, 4095, 4096, 4097, 9_999, 100_003] {
+            let d = &data[..len];
+            let mut want = [0u32; 256];
+            let runs: Vec<&[u8]> = if len <= SAMPLE_BYTES {
+                vec![d]
+            } else {
+                let stride = len / RUNS;
+                (0..RUNS)
+                    .map(|r| &d[r * stride..r * stride + SAMPLE_BYTES / RUNS])
+                    .collect()
+            };
+            for &b in runs.concat().iter() {
+                want[b as usize] += 1;
+            }
+            assert_eq!(sample(d), want, "length {len}");
+        }
+    }
 
     /// The shortest worthwhile match for `data`, as the chain parsers take it.
     fn from_sample(data: &[u8]) -> usize {
