@@ -464,7 +464,8 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     /// the JSON log). With one win in 24 enough, the SAM reads and the VCF kept extending:
     /// +0.4% and +1.3% at level 6 for 0.89x and 0.90x the speed, and the JSON log 8.671 at 187.
     /// An extension of 6 candidates gave an earlier JSON log 9.101 against 9.236, of 16 9.349
-    /// at 0.96x the speed of 10; from 12 bytes 9.389 at 0.98x, but the corpus 1.02x; from 24,
+    /// at 0.96x the speed of 10 (on the log of `bench/json_log.py` 8.813 at 0.84x, of 24
+    /// 8.896 at 0.71x, against 8.572: less ratio per time than level 7's row gives there); from 12 bytes 9.389 at 0.98x, but the corpus 1.02x; from 24,
     /// 9.101. Extending only the parser's first search at a position (not its looks one and
     /// two positions ahead) gave that log 8.782; counting as wins only matches longer by 8 or
     /// 16 bytes, 9.199 or 9.131. Inside the walk's loop (the count tested where depth runs
