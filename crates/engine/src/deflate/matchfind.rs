@@ -458,19 +458,19 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
     /// The extensions themselves cost nothing measurable there (extending by 0 candidates took
     /// the same time): the test and the call do.
     ///
-    /// Extending every such walk (no count) cost the corpus 1.02-1.04x level 6's time for
-    /// 0.09% (3,171,923 -> 3,169,160 bytes): most extensions there find nothing (2-3% of
-    /// them find a longer match on the corpus's text, 9% on the SAM reads and the VCF, 14% on
-    /// the JSON log). With one win in 24 enough, the SAM reads and the VCF kept extending:
-    /// +0.4% and +1.3% at level 6 for 0.89x and 0.90x the speed, and the JSON log 8.671 at 187.
-    /// An extension of 6 candidates gave an earlier JSON log 9.101 against 9.236, of 16 9.349
-    /// at 0.96x the speed of 10 (on the log of `bench/json_log.py` 8.813 at 0.84x, of 24
-    /// 8.896 at 0.71x, against 8.572: less ratio per time than level 7's row gives there); from 12 bytes 9.389 at 0.98x, but the corpus 1.02x; from 24,
-    /// 9.101. Extending only the parser's first search at a position (not its looks one and
-    /// two positions ahead) gave that log 8.782; counting as wins only matches longer by 8 or
-    /// 16 bytes, 9.199 or 9.131. Inside the walk's loop (the count tested where depth runs
-    /// out) the extension cost levels 4 and 6 1.07x their time, and with the count's test out
-    /// of line, 1.02x: this function is out of line, and the test before it one flag.
+    /// Extending every such walk (no count) cost the corpus 1.02-1.04x level 6's time for 0.09%
+    /// (3,171,923 -> 3,169,160 bytes): most extensions there find nothing (2-3% of them find a
+    /// longer match on the corpus's text, 9% on the SAM reads and the VCF, 14% on the JSON log).
+    /// With one win in 24 enough, the SAM reads and the VCF kept extending: +0.4% and +1.3% at
+    /// level 6 for 0.89x and 0.90x the speed, and the JSON log 8.671 at 187. An extension of 6
+    /// candidates gave an earlier JSON log 9.101 against 9.236, of 16 9.349 at 0.96x the speed of
+    /// 10 (on the log of `bench/json_log.py` 8.813 at 0.84x, of 24 8.896 at 0.71x, against 8.572:
+    /// less ratio per time than level 7's row gives there); from 12 bytes 9.389 at 0.98x, but the
+    /// corpus 1.02x; from 24, 9.101. Extending only the parser's first search at a position (not
+    /// its looks one and two positions ahead) gave that log 8.782; counting as wins only matches
+    /// longer by 8 or 16 bytes, 9.199 or 9.131. Inside the walk's loop (the count tested where
+    /// depth runs out) the extension cost levels 4 and 6 1.07x their time, and with the count's
+    /// test out of line, 1.02x: this function is out of line, and the test before it one flag.
     #[cold]
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
