@@ -39,7 +39,8 @@ const COUNTERS: usize = 512;
 /// dynamic block builds three codes, and zeroing 12 KiB of arrays on the stack for each was 6% of
 /// the instructions of a 4 KiB input at level 6 (grammar.lsp; 2-3% of the time of such files in
 /// interleaved runs). Every entry a call reads it first writes, except the sort's counters, which
-/// each call leaves zeroed for the next.
+/// each call leaves zeroed for the next, and the weight just past the node being made, which a
+/// pick may read ahead and then not use.
 #[derive(Clone)]
 pub struct Scratch {
     start: [u16; COUNTERS],
@@ -188,6 +189,8 @@ pub fn build_lengths(freqs: &[u32], max_len: u32, lens: &mut [u8], w: &mut Scrat
         if node == next {
             wn = sum;
         }
+        // Only internal nodes' parents are read; a leaf's is written anyway, as a store costs
+        // less than the test that would skip it.
         parent[a] = next as u16;
         parent[b] = next as u16;
         leaves[next] = la + lb;

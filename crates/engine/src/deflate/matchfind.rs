@@ -310,17 +310,20 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         self.head[..1 << self.hash_bits].fill(0);
         self.short[..1 << (self.hash_bits - SHORT_SHIFT)].fill(0);
         self.next = 0;
-        self.ahead = (usize::MAX, 0);
-        self.ext_tries = 0;
-        self.ext_wins = 0;
-        self.ext_on = true;
+        self.begin_segment();
     }
 
     /// Goes on with the tables as the last segment left them ([`Chains::insert_all`]), for a
     /// buffer that continues its buffer.
     pub fn resume(&mut self) {
-        // The prefetched hash of the position after the last search may have read past the
-        // end of the last buffer.
+        self.begin_segment();
+    }
+
+    /// What each segment starts afresh, whether its tables are new or carried: no prefetched
+    /// hash (the one of the position after the last search may have read past the end of the
+    /// last buffer) and no extensions counted ([`Chains::extend`]), so that a segment's
+    /// output depends on its buffer alone.
+    fn begin_segment(&mut self) {
         self.ahead = (usize::MAX, 0);
         self.ext_tries = 0;
         self.ext_wins = 0;
