@@ -530,7 +530,8 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         (best_len, best_dist)
     }
 
-    /// Best match at `pos` longer than `best` (returns (len, dist); len <= best means none).
+    /// Best match at `pos` longer than `best` (at least 2; returns (len, dist); len <= best
+    /// means none).
     /// Inserts positions up to and including `pos`.
     ///
     /// A walk that runs out of depth with [`EXT_MIN`] bytes or more may go on
