@@ -96,6 +96,11 @@ pub fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
 /// leaves among its children) and the counting sort's counters from the symbols used. A
 /// dynamic block builds three codes: 4 KiB inputs compress in 0.94x the time at level 1 and
 /// 0.96x at levels 2 and 6 (16 KiB: 0.97-0.98x), the corpus in the same time.
+///
+/// Moffat and Katajainen's in-place construction (one array: the merge, then the internal
+/// nodes' depths, then the leaves' counts by depth), after the same sort and with the same
+/// tie rule, gave the same lengths on 200,000 random counts, and took 769 ns per code against
+/// this one's 740 (the byte counts of 192 pieces of 512 bytes to 16 KiB): not kept.
 pub fn build_lengths(freqs: &[u32], max_len: u32, lens: &mut [u8], w: &mut Scratch) {
     let n = freqs.len();
     assert!(n <= MAX_SYMS, "alphabet of {n} symbols");
