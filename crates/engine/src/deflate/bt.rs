@@ -50,8 +50,8 @@
 //!   [`matchfind::fit_bits`]'s count, so fewer are cleared) and the parser's candidate index
 //!   kept between calls instead of allocated zeroed (128 KiB): the first 1 / 4 / 16 KiB of
 //!   `geo.protodata` at levels 10-12 in 0.91-0.95x / 1.00-1.02x / 1.02-1.04x the time (1 KiB
-//!   takes 27 us, Debian's libdeflate 1.14 at -10 16 us). Clearing and allocating are not where a short input's
-//!   time goes; the kept index alone gave 0.98-0.99x at 1 KiB.
+//!   takes 27 us, Debian's libdeflate 1.14 at -10 16 us). Clearing and allocating are not
+//!   where a short input's time goes; the kept index alone gave 0.98-0.99x at 1 KiB.
 #![forbid(unsafe_code)]
 
 use super::matchfind::{self, load32, match_len, match_len_order, MAX_MATCH};
