@@ -129,6 +129,30 @@ pub fn match_len(buf: &[u8], a: usize, b: usize, max: usize) -> usize {
     n
 }
 
+/// Measures candidate `c` against `pos` (at most `max` bytes) and keeps it as the best
+/// (`best_len`, `best_dist`) if it is longer; true if it was kept with `nice` bytes or more,
+/// where a search stops. The step every search of the chains repeats: `rep`, the walk, its
+/// extension and the short head.
+#[inline(always)]
+fn keep_longer(
+    buf: &[u8],
+    c: usize,
+    pos: usize,
+    max: usize,
+    nice: usize,
+    best_len: &mut usize,
+    best_dist: &mut usize,
+) -> bool {
+    let l = match_len(buf, c, pos, max);
+    if l > *best_len {
+        *best_len = l;
+        *best_dist = pos - c;
+        l >= nice
+    } else {
+        false
+    }
+}
+
 /// [`match_len`], and whether the first differing byte of `buf[a..]` is below that of
 /// `buf[b..]` (meaningless when the length is `max`). The binary trees need both: the order
 /// comes from the words already compared, without reading the bytes again. The two stay
@@ -521,13 +545,8 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             if buf[c + best_len] != buf[pos + best_len] {
                 continue;
             }
-            let l = match_len(buf, c, pos, max);
-            if l > best_len {
-                best_len = l;
-                best_dist = pos - c;
-                if l >= nice {
-                    break;
-                }
+            if keep_longer(buf, c, pos, max, nice, &mut best_len, &mut best_dist) {
+                break;
             }
         }
         self.ext_tries += 1;
@@ -633,15 +652,20 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
         // link, which points to an older position, so the walk needs no test for reused slots.
         let cutoff = pos.saturating_sub(max_dist.min(mask));
         let mut depth = depth;
-        if rep != 0 && rep <= pos && pos - rep >= cutoff {
-            let l = match_len(buf, pos - rep, pos, max);
-            if l > best_len {
-                best_len = l;
-                best_dist = rep;
-                if l >= nice {
-                    depth = 0;
-                }
-            }
+        if rep != 0
+            && rep <= pos
+            && pos - rep >= cutoff
+            && keep_longer(
+                buf,
+                pos - rep,
+                pos,
+                max,
+                nice,
+                &mut best_len,
+                &mut best_dist,
+            )
+        {
+            depth = 0;
         }
         'walk: loop {
             // Each candidate costs one unit of depth; the walk stops when none is left, checked
@@ -685,13 +709,8 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             } else {
                 next_hit!(0xFF_FFFF)
             };
-            let l = match_len(buf, c, pos, max);
-            if l > best_len {
-                best_len = l;
-                best_dist = pos - c;
-                if l >= nice {
-                    break;
-                }
+            if keep_longer(buf, c, pos, max, nice, &mut best_len, &mut best_dist) {
+                break;
             }
         }
         if depth == 0 && best_len >= EXT_MIN && self.ext_on {
@@ -704,12 +723,7 @@ impl<const H: usize, const P: usize, const Q: usize> Chains<H, P, Q> {
             // bytes.
             (load32(buf, c4 - 1) ^ (w as u32)) & 0xFF_FFFF == 0
         } {
-            let c = c4 - 1;
-            let l = match_len(buf, c, pos, max);
-            if l > best_len {
-                best_len = l;
-                best_dist = pos - c;
-            }
+            keep_longer(buf, c4 - 1, pos, max, nice, &mut best_len, &mut best_dist);
         }
         if best_dist == 0 {
             (0, 0)
