@@ -256,27 +256,45 @@ const REV8: [u8; 256] = {
     t
 };
 
+/// Counts each of `values` (taken mod `N`) into four interleaved sets, the `k`-th set getting
+/// every fourth value from the `k`-th, to be summed with [`sum_sets`]. A value that comes
+/// again within a few bytes (a block's unused symbols, length 0; text's spaces and vowels)
+/// then does not wait on the store of its count before.
+#[inline(always)]
+pub(crate) fn count_into_sets<T, const N: usize>(sets: &mut [[T; N]; 4], values: &[u8])
+where
+    T: Copy + std::ops::AddAssign + From<u8>,
+{
+    let mut quads = values.chunks_exact(4);
+    for q in &mut quads {
+        for (set, &v) in sets.iter_mut().zip(q) {
+            set[v as usize % N] += T::from(1);
+        }
+    }
+    for (set, &v) in sets.iter_mut().zip(quads.remainder()) {
+        set[v as usize % N] += T::from(1);
+    }
+}
+
+/// The four sets of [`count_into_sets`] summed.
+#[inline(always)]
+pub(crate) fn sum_sets<T, const N: usize>(sets: &[[T; N]; 4]) -> [T; N]
+where
+    T: Copy + std::ops::Add<Output = T>,
+{
+    std::array::from_fn(|i| sets[0][i] + sets[1][i] + sets[2][i] + sets[3][i])
+}
+
 /// How many of `lens` have each length 1..=15 (index 0 stays 0), for building a canonical
-/// code here and a decode table (`inflate/huffman.rs`). Counted in four interleaved sets and
-/// summed after: consecutive lengths alike (most symbols of a small block are unused, length
-/// 0) would otherwise each wait on the store of the one before; a block flushed after a
-/// 90-byte message spent a third of its time here with one set.
+/// code here and a decode table (`inflate/huffman.rs`). Counted in interleaved sets
+/// ([`count_into_sets`]): a block flushed after a 90-byte message spent a third of its time
+/// here with one set.
 #[inline(always)]
 pub(crate) fn length_counts(lens: &[u8]) -> [u16; 16] {
     let mut sets = [[0u16; 16]; 4];
-    let mut quads = lens.chunks_exact(4);
-    for q in &mut quads {
-        for (set, &l) in sets.iter_mut().zip(q) {
-            set[l as usize & 15] += 1;
-        }
-    }
-    for (set, &l) in sets.iter_mut().zip(quads.remainder()) {
-        set[l as usize & 15] += 1;
-    }
-    let mut count = [0u16; 16];
-    for (len, n) in count.iter_mut().enumerate().skip(1) {
-        *n = sets[0][len] + sets[1][len] + sets[2][len] + sets[3][len];
-    }
+    count_into_sets(&mut sets, lens);
+    let mut count = sum_sets(&sets);
+    count[0] = 0;
     count
 }
 

@@ -34,6 +34,8 @@
 //! 0.015% on the corpus, at kennedy.xls and kppkn.gtb).
 #![forbid(unsafe_code)]
 
+use super::huffman::{count_into_sets, sum_sets};
+
 /// Typical cost in bits of a short match (length code, distance code and extra bits).
 const MATCH_BITS: u32 = 19;
 /// The longest minimum: for one or two byte values in use (a run, a text of zeros and ones),
@@ -134,35 +136,22 @@ pub fn from_counts(freq: &[u32]) -> Option<usize> {
 
 /// Byte counts of 64 runs of 64 bytes spread over `data` (all of it when shorter).
 ///
-/// Counted in four interleaved sets and summed after: with one, a byte value that comes again
-/// within a few bytes (text's spaces and vowels) waits on the store of its count before, and
-/// counting a short input's 4 KiB took a tenth of level 6's time on it (grammar.lsp, xargs.1).
+/// Counted in interleaved sets ([`count_into_sets`]): with one, counting a short input's 4 KiB
+/// took a tenth of level 6's time on it (grammar.lsp, xargs.1).
 pub fn sample(data: &[u8]) -> [u32; 256] {
     let mut sets = [[0u32; 256]; 4];
-    let mut count = |bytes: &[u8]| {
-        let mut quads = bytes.chunks_exact(4);
-        for q in &mut quads {
-            for (set, &b) in sets.iter_mut().zip(q) {
-                set[b as usize] += 1;
-            }
-        }
-        for (set, &b) in sets.iter_mut().zip(quads.remainder()) {
-            set[b as usize] += 1;
-        }
-    };
     if data.len() <= SAMPLE_BYTES {
-        count(data);
+        count_into_sets(&mut sets, data);
     } else {
         let stride = data.len() / RUNS;
         for r in 0..RUNS {
-            count(&data[r * stride..r * stride + SAMPLE_BYTES / RUNS]);
+            count_into_sets(
+                &mut sets,
+                &data[r * stride..r * stride + SAMPLE_BYTES / RUNS],
+            );
         }
     }
-    let mut freq = [0u32; 256];
-    for (i, f) in freq.iter_mut().enumerate() {
-        *f = sets[0][i] + sets[1][i] + sets[2][i] + sets[3][i];
-    }
-    freq
+    sum_sets(&sets)
 }
 
 #[cfg(test)]
