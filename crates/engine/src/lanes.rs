@@ -15,9 +15,11 @@ pub const LANES: usize = 32;
 
 /// The cheapest of the lengths `min..min + 8 * V` that are at most `lmax`: length
 /// `min + j` costs `lc[j] + dcs[k] + cs[j]`, with `k` the first match whose length `ls[k]`
-/// reaches it (each of those lengths must be reached by one of `ls`). Returns (cost, lane),
-/// the first lane on ties, or (u32::MAX, _) when no length qualifies. `lc` and `cs` hold at
-/// least `8 * V` prices, and no sum overflows.
+/// reaches it (each of those lengths must be reached by one of `ls`). Returns the least of
+/// those sums, or u32::MAX when no length qualifies. The caller keeps each length in the low
+/// bits of its price `lc[j]` (the other prices' low bits zero), so the least sum names the
+/// cheapest length and, on ties, the shortest: no lane has to be found after the minimum.
+/// `lc` and `cs` hold at least `8 * V` prices, and no sum overflows.
 #[inline(always)]
 pub fn best<const V: usize>(
     tok: Avx2,
@@ -27,7 +29,7 @@ pub fn best<const V: usize>(
     lmax: u32,
     ls: [u32; 4],
     dcs: [u32; 4],
-) -> (u32, u32) {
+) -> u32 {
     assert!(V <= 4 && lc.len() >= 8 * V && cs.len() >= 8 * V);
     #[cfg(target_arch = "x86_64")]
     {
@@ -54,15 +56,15 @@ unsafe fn best_avx2<const V: usize>(
     lmax: u32,
     ls: [u32; 4],
     dcs: [u32; 4],
-) -> (u32, u32) {
+) -> u32 {
     // Lengths stay far below 2^31, so the signed comparisons order them correctly.
     let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     let past = _mm256_set1_epi32(lmax as i32 + 1);
     let none = _mm256_set1_epi32(-1);
     let dcv = dcs.map(|d| _mm256_set1_epi32(d as i32));
     let reach = ls.map(|l| _mm256_set1_epi32(l as i32 + 1));
-    let mut c = [none; V];
-    for (v, cv) in c.iter_mut().enumerate() {
+    let mut m = none;
+    for v in 0..V {
         let lens = _mm256_add_epi32(_mm256_set1_epi32((min + 8 * v as u32) as i32), iota);
         // Each lane's distance price: that of the first match reaching it (the blends run from
         // the last match to the first, so the first one's is left).
@@ -78,21 +80,15 @@ unsafe fn best_avx2<const V: usize>(
             )
         };
         let sum = _mm256_add_epi32(_mm256_add_epi32(l, dc), r);
-        *cv = _mm256_blendv_epi8(none, sum, _mm256_cmpgt_epi32(past, lens));
-    }
-    let mut m = c[0];
-    for cv in &c[1..] {
-        m = _mm256_min_epu32(m, *cv);
+        m = _mm256_min_epu32(
+            m,
+            _mm256_blendv_epi8(none, sum, _mm256_cmpgt_epi32(past, lens)),
+        );
     }
     m = _mm256_min_epu32(m, _mm256_permute2x128_si256::<0x01>(m, m));
     m = _mm256_min_epu32(m, _mm256_shuffle_epi32::<0x4E>(m));
     m = _mm256_min_epu32(m, _mm256_shuffle_epi32::<0xB1>(m));
-    let mut at = 0u32;
-    for (v, cv) in c.iter().enumerate() {
-        let eq = _mm256_castsi256_ps(_mm256_cmpeq_epi32(*cv, m));
-        at |= (_mm256_movemask_ps(eq) as u32) << (8 * v);
-    }
-    (_mm256_cvtsi256_si32(m) as u32, at.trailing_zeros())
+    _mm256_cvtsi256_si32(m) as u32
 }
 
 #[cfg(test)]
@@ -109,38 +105,39 @@ mod tests {
         lmax: u32,
         ls: [u32; 4],
         dcs: [u32; 4],
-    ) -> (u32, u32) {
-        let mut out = (u32::MAX, u32::MAX);
+    ) -> u32 {
+        let mut out = u32::MAX;
         for j in 0..8 * v as u32 {
             let len = min + j;
             if len > lmax {
                 break;
             }
             let k = ls.iter().position(|&l| l >= len).expect("reached");
-            let c = lc[j as usize] + dcs[k] + cs[j as usize];
-            if c < out.0 {
-                out = (c, j);
-            }
+            out = out.min(lc[j as usize] + dcs[k] + cs[j as usize]);
         }
         out
     }
 
     /// On random prices, with ties (prices from a few values), every reach of the four
     /// matches (some unused, as the parser pads them), and `lmax` inside, at the end of and
-    /// past the lanes, the kernel agrees with the reference: the same cost and, where some
-    /// length qualifies, the same first lane.
+    /// past the lanes, the kernel agrees with the reference; with the lengths in the low bits
+    /// of their prices, as the parser keeps them, the least sum is the cheapest length, and
+    /// the shortest of those on ties.
     #[test]
     fn agrees_with_one_length_at_a_time() {
         let Some(tok) = crate::arch::with_avx2(|t| t) else {
             eprintln!("no AVX2 here: nothing to compare");
             return;
         };
+        const LOW: u32 = 9;
         let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
         for round in 0..20_000 {
             let spread = [4, 64, 1 << 20][round % 3];
-            let lc: Vec<u32> = (0..32).map(|_| (rnd() % spread) as u32).collect();
-            let cs: Vec<u32> = (0..32).map(|_| (rnd() % spread) as u32).collect();
             let min = 3 + (rnd() % 4) as u32;
+            let lc: Vec<u32> = (0..32)
+                .map(|j| ((rnd() % spread) as u32) << LOW | (min + j))
+                .collect();
+            let cs: Vec<u32> = (0..32).map(|_| ((rnd() % spread) as u32) << LOW).collect();
             let k = 1 + (rnd() % 4) as usize;
             let lmax = min + (rnd() % 40) as u32;
             // k ascending lengths ending at lmax; the rest unused (0), as the parser pads.
@@ -151,17 +148,14 @@ mod tests {
                     .saturating_sub(1 + (rnd() % 6) as u32)
                     .max(min - 1);
             }
-            let dcs = [0; 4].map(|_: u32| (rnd() % spread) as u32);
+            let dcs = [0; 4].map(|_: u32| ((rnd() % spread) as u32) << LOW);
             for v in [2usize, 4] {
                 let got = match v {
                     2 => best::<2>(tok, &lc, &cs, min, lmax, ls, dcs),
                     _ => best::<4>(tok, &lc, &cs, min, lmax, ls, dcs),
                 };
                 let want = reference(v, &lc, &cs, min, lmax, ls, dcs);
-                assert_eq!(got.0, want.0, "round {round} V {v}");
-                if want.0 != u32::MAX {
-                    assert_eq!(got.1, want.1, "round {round} V {v}");
-                }
+                assert_eq!(got, want, "round {round} V {v}");
             }
         }
     }

@@ -14,7 +14,7 @@
 #![forbid(unsafe_code)]
 
 use super::optimal::WINDOW;
-use super::prices::{Costs, LenCosts};
+use super::prices::{Costs, LenCosts, MAX_PRICE};
 use crate::arch::Avx2;
 use crate::deflate::bt::{LEN_BITS, LEN_MASK};
 use crate::deflate::matchfind::MAX_MATCH;
@@ -28,6 +28,43 @@ pub const KERNEL_MATCHES: usize = 4;
 /// Costs to the window's end: every position's, the end's, and room for a kernel's lanes
 /// past the end (read, never chosen).
 const COST_LEN: usize = WINDOW + 1 + MAX_MATCH + LANES;
+
+/// A pass holds every price and cost shifted left by this many bits, and a length's price
+/// carries the length in them, so the least of a position's sums names its length (the
+/// shortest on ties, as the comparisons in order chose before): the kernel needs no search
+/// for the lane that gave its minimum (`lanes::best`).
+const LEN_FIELD: u32 = 9;
+/// The low bits of a pass's price or cost.
+const LOW: u32 = (1 << LEN_FIELD) - 1;
+// Every length, the kernel's lanes past the longest included, fits in the field.
+const _: () = assert!(MAX_MATCH + LANES <= LOW as usize);
+// No sum overflows: a position's cost is at most its bytes' as literals to the window's end,
+// and a sum adds one length's and one distance's price to such a cost.
+const _: () = assert!(
+    ((WINDOW as u64 * MAX_PRICE as u64 + 2 * (MAX_PRICE + 13 * 16) as u64) << LEN_FIELD)
+        < u32::MAX as u64
+);
+
+/// The prices of [`Costs`] as a pass holds them (see [`LEN_FIELD`]).
+struct Scaled {
+    lit: [u32; 256],
+    dist: [u32; 32],
+    len: LenCosts,
+}
+
+impl Scaled {
+    fn of(model: &Costs) -> Scaled {
+        let mut len = model.len_costs();
+        for (l, c) in len.iter_mut().enumerate() {
+            *c = *c << LEN_FIELD | l as u32;
+        }
+        Scaled {
+            lit: std::array::from_fn(|b| model.lit[b] << LEN_FIELD),
+            dist: model.dist.map(|d| d << LEN_FIELD),
+            len,
+        }
+    }
+}
 
 /// A window's bytes and candidate matches, as the dynamic program reads them.
 pub struct Candidates<'a> {
@@ -69,11 +106,11 @@ impl Parse {
 
     /// One pass over `c` with the prices `model`.
     pub fn run(&mut self, c: &Candidates, model: &Costs) {
-        let lc = model.len_costs();
+        let model = Scaled::of(model);
         let (cost, choice) = (&mut *self.cost, &mut *self.choice);
         crate::arch::with_avx2(
             #[inline(always)]
-            |tok| pass(tok, c, model, &lc, cost, choice),
+            |tok| pass(tok, c, &model, cost, choice),
         );
     }
 
@@ -118,8 +155,7 @@ impl Parse {
 fn pass(
     tok: Option<Avx2>,
     c: &Candidates,
-    model: &Costs,
-    len_cost: &LenCosts,
+    model: &Scaled,
     cost: &mut [u32; COST_LEN],
     choice: &mut [(u16, u16); WINDOW],
 ) {
@@ -131,6 +167,7 @@ fn pass(
     } = *c;
     let n = bytes.len();
     assert!(n <= WINDOW && min_len <= MAX_MATCH);
+    let len_cost = &model.len;
     cost[n] = 0;
     for i in (0..n).rev() {
         let mut best = model.lit[bytes[i] as usize] + cost[i + 1];
@@ -158,14 +195,14 @@ fn pass(
                 }
                 let lc = &len_cost[min_len..min_len + LANES];
                 let cs = &cost[i + min_len..i + min_len + LANES];
-                let (m, lane) = if lmax < min_len + 16 {
+                let m = if lmax < min_len + 16 {
                     lanes::best::<2>(tok, lc, cs, min_len as u32, lmax as u32, ls, dcs)
                 } else {
                     lanes::best::<4>(tok, lc, cs, min_len as u32, lmax as u32, ls, dcs)
                 };
                 // Found before the comparison, so that it compiles to conditional moves (a
                 // branch on it is mispredicted: 1.03x the time at level 10, 1.04x at 12).
-                let pick = chosen(min_len as u32 + lane, ls, ds);
+                let pick = chosen(m & LOW, ls, ds);
                 if m < best {
                     best = m;
                     ch = pick;
@@ -197,7 +234,7 @@ fn pass(
                 }
             }
         }
-        cost[i] = best;
+        cost[i] = best & !LOW;
         choice[i] = ch;
     }
 }
@@ -233,10 +270,10 @@ fn long_lanes(
     while base <= lmax {
         let lc = &len_cost[base..base + LANES];
         let cs = &cost[base..base + LANES];
-        let (m, lane) = lanes::best::<4>(tok, lc, cs, base as u32, lmax as u32, ls, dcs);
+        let m = lanes::best::<4>(tok, lc, cs, base as u32, lmax as u32, ls, dcs);
         if m < best {
             best = m;
-            ch = chosen(base as u32 + lane, ls, ds);
+            ch = chosen(m & LOW, ls, ds);
         }
         base += LANES;
     }

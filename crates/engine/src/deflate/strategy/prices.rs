@@ -11,6 +11,10 @@ use crate::lanes::LANES;
 const UNUSED_COST: u32 = 13;
 /// Costs are in 1/SCALE bits.
 const SCALE: u32 = 16;
+/// The most a symbol's price can be, without its extra bits: [`price`] clamps the
+/// information content to 15 bits and a codeword has at most 15, an unused symbol costs
+/// [`UNUSED_COST`] and the static prices at most 9 bits.
+pub const MAX_PRICE: u32 = 15 * SCALE;
 /// Prices per length: every length's, then room for a kernel's lanes past the longest.
 pub type LenCosts = [u32; MAX_MATCH + 1 + LANES];
 
