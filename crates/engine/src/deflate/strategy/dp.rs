@@ -14,7 +14,7 @@
 #![forbid(unsafe_code)]
 
 use super::optimal::WINDOW;
-use super::prices::{Costs, LenCosts, MAX_PRICE};
+use super::prices::{Costs, LenCosts, MAX_MATCH_PRICE, MAX_PRICE};
 use crate::arch::Avx2;
 use crate::deflate::bt::{LEN_BITS, LEN_MASK};
 use crate::deflate::matchfind::MAX_MATCH;
@@ -41,8 +41,7 @@ const _: () = assert!(MAX_MATCH + LANES <= LOW as usize);
 // No sum overflows: a position's cost is at most its bytes' as literals to the window's end,
 // and a sum adds one length's and one distance's price to such a cost.
 const _: () = assert!(
-    ((WINDOW as u64 * MAX_PRICE as u64 + 2 * (MAX_PRICE + 13 * 16) as u64) << LEN_FIELD)
-        < u32::MAX as u64
+    ((WINDOW as u64 * MAX_PRICE as u64 + MAX_MATCH_PRICE as u64) << LEN_FIELD) < u32::MAX as u64
 );
 
 /// The prices of [`Costs`] as a pass holds them (see [`LEN_FIELD`]).
@@ -81,8 +80,8 @@ pub struct Candidates<'a> {
     pub min_len: usize,
 }
 
-/// A window's parse: each position's cost to the window's end and cheapest choice, (0, 0) for
-/// a literal. The arrays are sized for any window and never cleared: a pass writes each
+/// A window's parse: each position's cost to the window's end (shifted as [`LEN_FIELD`] says)
+/// and cheapest choice, (0, 0) for a literal. The arrays are sized for any window and never cleared: a pass writes each
 /// position's before reading it.
 #[derive(Clone)]
 pub struct Parse {

@@ -15,6 +15,9 @@ const SCALE: u32 = 16;
 /// information content to 15 bits and a codeword has at most 15, an unused symbol costs
 /// [`UNUSED_COST`] and the static prices at most 9 bits.
 pub const MAX_PRICE: u32 = 15 * SCALE;
+/// The most a length and a distance can cost together, with their extra bits (5 and 13 at
+/// most).
+pub const MAX_MATCH_PRICE: u32 = 2 * MAX_PRICE + (5 + 13) * SCALE;
 /// Prices per length: every length's, then room for a kernel's lanes past the longest.
 pub type LenCosts = [u32; MAX_MATCH + 1 + LANES];
 
