@@ -49,7 +49,10 @@ pub(crate) fn sym_literal(s: u32) -> Option<u8> {
 /// Symbols and their frequencies for the block being built.
 #[derive(Clone)]
 pub struct SymBuf {
-    /// The parsed symbols.
+    /// The parsed symbols. Written by index into a buffer kept 1,024 symbols ahead (room
+    /// made at each `Ctx::sym_done`) instead of pushed, so that recording a symbol holds no
+    /// call that returns: levels 1 / 2 / 6 / 10 took 1.02 / 1.04 / 1.02-1.03 / 1.02x the time
+    /// (per-file corpus, alternating runs, same bytes). Not kept.
     pub syms: Vec<u32>,
     /// Literal/length symbol frequencies (257..286 are lengths).
     pub lit_freq: [u32; 288],
