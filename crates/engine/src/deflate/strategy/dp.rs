@@ -81,8 +81,8 @@ pub struct Candidates<'a> {
 }
 
 /// A window's parse: each position's cost to the window's end (shifted as [`LEN_FIELD`] says)
-/// and cheapest choice, (0, 0) for a literal. The arrays are sized for any window and never cleared: a pass writes each
-/// position's before reading it.
+/// and cheapest choice, (0, 0) for a literal. The arrays are sized for any window and never
+/// cleared: a pass writes each position's before reading it.
 #[derive(Clone)]
 pub struct Parse {
     cost: Box<[u32; COST_LEN]>,
