@@ -134,15 +134,18 @@ mod tests {
             eprintln!("no AVX2 here: nothing to compare");
             return;
         };
-        const LOW: u32 = 9;
+        // The parser's shift (`dp.rs`'s `LEN_FIELD`): lengths below it, prices above.
+        const SHIFT: u32 = 9;
         let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
         for round in 0..20_000 {
             let spread = [4, 64, 1 << 20][round % 3];
             let min = 3 + (rnd() % 4) as u32;
             let lc: Vec<u32> = (0..32)
-                .map(|j| ((rnd() % spread) as u32) << LOW | (min + j))
+                .map(|j| ((rnd() % spread) as u32) << SHIFT | (min + j))
                 .collect();
-            let cs: Vec<u32> = (0..32).map(|_| ((rnd() % spread) as u32) << LOW).collect();
+            let cs: Vec<u32> = (0..32)
+                .map(|_| ((rnd() % spread) as u32) << SHIFT)
+                .collect();
             let k = 1 + (rnd() % 4) as usize;
             let lmax = min + (rnd() % 40) as u32;
             // k ascending lengths ending at lmax; the rest unused (0), as the parser pads.
@@ -153,7 +156,7 @@ mod tests {
                     .saturating_sub(1 + (rnd() % 6) as u32)
                     .max(min - 1);
             }
-            let dcs = [0; 4].map(|_: u32| ((rnd() % spread) as u32) << LOW);
+            let dcs = [0; 4].map(|_: u32| ((rnd() % spread) as u32) << SHIFT);
             for v in [2usize, 4] {
                 let got = match v {
                     2 => best::<2>(tok, &lc, &cs, min, lmax, ls, dcs),

@@ -14,7 +14,7 @@
 #![forbid(unsafe_code)]
 
 use super::optimal::WINDOW;
-use super::prices::{Costs, LenCosts, MAX_MATCH_PRICE, MAX_PRICE};
+use super::prices::{Costs, MAX_MATCH_PRICE, MAX_PRICE};
 use crate::arch::Avx2;
 use crate::deflate::bt::{LEN_BITS, LEN_MASK};
 use crate::deflate::matchfind::MAX_MATCH;
@@ -44,7 +44,12 @@ const _: () = assert!(
     ((WINDOW as u64 * MAX_PRICE as u64 + MAX_MATCH_PRICE as u64) << LEN_FIELD) < u32::MAX as u64
 );
 
-/// The prices of [`Costs`] as a pass holds them (see [`LEN_FIELD`]).
+/// Prices per length, symbol and extra bits: every length's, then room for a kernel's lanes
+/// past the longest (read, never chosen).
+type LenCosts = [u32; MAX_MATCH + 1 + LANES];
+
+/// The prices of [`Costs`] as a pass holds them (see [`LEN_FIELD`]), each length's looked up
+/// once.
 struct Scaled {
     lit: [u32; 256],
     dist: [u32; 32],
@@ -53,14 +58,17 @@ struct Scaled {
 
 impl Scaled {
     fn of(model: &Costs) -> Scaled {
-        let mut len = model.len_costs();
-        for (l, c) in len.iter_mut().enumerate() {
-            *c = *c << LEN_FIELD | l as u32;
-        }
         Scaled {
             lit: std::array::from_fn(|b| model.lit[b] << LEN_FIELD),
             dist: model.dist.map(|d| d << LEN_FIELD),
-            len,
+            len: std::array::from_fn(|l| {
+                let price = if (3..=MAX_MATCH).contains(&l) {
+                    model.lit[257 + LEN_SYM[l] as usize]
+                } else {
+                    0
+                };
+                price << LEN_FIELD | l as u32
+            }),
         }
     }
 }

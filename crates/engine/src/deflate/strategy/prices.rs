@@ -3,9 +3,7 @@
 #![forbid(unsafe_code)]
 
 use crate::deflate::huffman::{build_lengths, log2_x16, with_scratch};
-use crate::deflate::matchfind::MAX_MATCH;
-use crate::deflate::tables::{DIST_EXTRA, LEN_EXTRA, LEN_SYM};
-use crate::lanes::LANES;
+use crate::deflate::tables::{DIST_EXTRA, LEN_EXTRA};
 
 /// Price of a symbol the previous pass did not use (its code would be long).
 const UNUSED_COST: u32 = 13;
@@ -18,8 +16,6 @@ pub const MAX_PRICE: u32 = 15 * SCALE;
 /// The most a length and a distance can cost together, with their extra bits (5 and 13 at
 /// most).
 pub const MAX_MATCH_PRICE: u32 = 2 * MAX_PRICE + (5 + 13) * SCALE;
-/// Prices per length: every length's, then room for a kernel's lanes past the longest.
-pub type LenCosts = [u32; MAX_MATCH + 1 + LANES];
 
 /// Symbol prices in 1/SCALE bits.
 #[derive(Clone)]
@@ -88,15 +84,6 @@ impl Costs {
         let mut c = self.clone();
         c.lit[..256].copy_from_slice(&p[..256]);
         c
-    }
-
-    /// Every length's price (symbol and extra bits), looked up once per pass.
-    pub fn len_costs(&self) -> LenCosts {
-        let mut lc = [0u32; MAX_MATCH + 1 + LANES];
-        for (len, c) in lc.iter_mut().enumerate().take(MAX_MATCH + 1).skip(3) {
-            *c = self.lit[257 + LEN_SYM[len] as usize];
-        }
-        lc
     }
 }
 
