@@ -791,7 +791,7 @@ fn rle_lengths(lens: &[u8], out: &mut Vec<(u8, u8)>) {
 #[cfg(test)]
 mod bound_tests {
     use super::*;
-    use crate::deflate::matchfind::xorshift;
+    use crate::deflate::bytes::xorshift;
 
     /// The bound that lets `size` skip the dynamic code is never above the dynamic code's
     /// exact size, so the choice, and the output, are the same as with the code built; and
@@ -907,7 +907,7 @@ mod bound_tests {
 #[cfg(test)]
 mod tests {
     use super::{SymBuf, OBS_TYPES};
-    use crate::deflate::matchfind::xorshift;
+    use crate::deflate::bytes::xorshift;
 
     /// A literal's observation type, as libdeflate's splitter counts it: its top two bits and
     /// its lowest bit.

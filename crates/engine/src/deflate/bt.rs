@@ -50,14 +50,14 @@
 //! - 2^15 or 2^17 roots instead of [`HASH_BITS`]'s 2^16: the same output (a root holds a
 //!   whole tree, ordered by the bytes, whatever the hash), 1.03-1.04x the time or 1.00-1.01x.
 //! - For short inputs, roots and 3-byte slots sized to the buffer (four times
-//!   [`matchfind::fit_bits`]'s count, so fewer are cleared) and the parser's candidate index
+//!   [`bytes::fit_bits`]'s count, so fewer are cleared) and the parser's candidate index
 //!   kept between calls instead of allocated zeroed (128 KiB): the first 1 / 4 / 16 KiB of
 //!   `geo.protodata` at levels 10-12 in 0.91-0.95x / 1.00-1.02x / 1.02-1.04x the time (1 KiB
 //!   takes 27 us, Debian's libdeflate 1.14 at -10 16 us). Clearing and allocating are not
 //!   where a short input's time goes; the kept index alone gave 0.98-0.99x at 1 KiB.
 #![forbid(unsafe_code)]
 
-use super::matchfind::{self, load32, match_len, match_len_order, MAX_MATCH};
+use super::bytes::{self, load32, match_len, match_len_order, MAX_MATCH};
 use super::tables::dist_sym;
 use crate::mem::ZeroTable;
 use std::hint::select_unpredictable;
@@ -108,13 +108,13 @@ const HASH3_BITS: u32 = 15;
 /// Tree root of the four bytes `v`.
 #[inline(always)]
 fn hash4(v: u32) -> usize {
-    matchfind::hash4(v, HASH_BITS)
+    bytes::hash4(v, HASH_BITS)
 }
 
 /// 3-byte table slot of the first three bytes of `v`.
 #[inline(always)]
 fn hash3(v: u32) -> usize {
-    matchfind::hash3(v, HASH3_BITS)
+    bytes::hash3(v, HASH3_BITS)
 }
 
 /// A match as the trees record it: the length in the low [`LEN_BITS`] bits of the first
@@ -298,7 +298,7 @@ impl Bt {
 
 #[cfg(test)]
 mod tests {
-    use super::super::matchfind::xorshift;
+    use super::super::bytes::xorshift;
     use super::*;
 
     /// The trees trust their known prefixes, so every recorded length must still be exact:

@@ -346,7 +346,7 @@ mod tests {
     /// from a heap).
     #[test]
     fn codes_are_complete_ordered_and_optimal() {
-        let mut rnd = crate::deflate::matchfind::xorshift(0x4855_4646_4D41_4E21);
+        let mut rnd = crate::deflate::bytes::xorshift(0x4855_4646_4D41_4E21);
         let mut w = Scratch::default();
         for _ in 0..20_000 {
             let n = [19usize, 30, 286][(rnd() % 3) as usize];

@@ -162,7 +162,7 @@ mod tests {
     /// of 64 bytes of a longer one; whatever is left after the last whole group of four too.
     #[test]
     fn sample_counts_every_sampled_byte() {
-        let mut rnd = crate::deflate::matchfind::xorshift(0x5A3F_1E77_0C0F_FEE5);
+        let mut rnd = crate::deflate::bytes::xorshift(0x5A3F_1E77_0C0F_FEE5);
         let data: Vec<u8> = (0..100_003).map(|_| (rnd() % 7) as u8 * 37).collect();
         for len in [0, 1, 3, 4, 5, 63, 4095, 4096, 4097, 9_999, 100_003] {
             let d = &data[..len];

@@ -16,12 +16,13 @@
 mod bitwriter;
 mod block;
 mod bt;
+mod bytes;
 mod container;
 mod ctx;
 pub(crate) mod huffman;
 mod matchfind;
 #[cfg(test)]
-pub(crate) use matchfind::xorshift;
+pub(crate) use bytes::xorshift;
 mod minlen;
 mod plan;
 mod split;

@@ -305,7 +305,7 @@ impl Blocks {
 
 #[cfg(test)]
 mod tests {
-    use super::super::matchfind::xorshift;
+    use super::super::bytes::xorshift;
     use super::*;
     use crate::deflate::block::sym_literal;
 

@@ -51,7 +51,8 @@ pub struct Deflater {
 }
 
 impl Deflater {
-    /// A compressor for `format` with `params` (validated: level <= 12, window 9..=15, memLevel 1..=9).
+    /// A compressor for `format` with `params` (validated: level <= 12, window 9..=15, memLevel
+    /// 1..=9).
     pub fn new(format: Format, params: Params) -> Result<Self, DeflateError> {
         if params.level > 12
             || !(9..=15).contains(&params.window_bits)
@@ -263,7 +264,8 @@ impl Deflater {
         self.total_out
     }
 
-    /// Running Adler-32 (zlib; the dictionary id before the first deflate), CRC-32 (gzip), or 1 (raw).
+    /// Running Adler-32 (zlib; the dictionary id before the first deflate), CRC-32 (gzip), or 1
+    /// (raw).
     pub fn checksum(&self) -> u32 {
         self.check
     }
@@ -416,8 +418,9 @@ impl Deflater {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::deflate::bytes::xorshift;
     use crate::deflate::ctx::Finder;
-    use crate::deflate::matchfind::{xorshift, SMALL_SEGMENT};
+    use crate::deflate::matchfind::SMALL_SEGMENT;
     use crate::inflate::decompress;
 
     /// `n` log lines of about 90 bytes that share their fields and differ in their numbers.

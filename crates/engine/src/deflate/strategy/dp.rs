@@ -17,7 +17,7 @@ use super::optimal::WINDOW;
 use super::prices::{Costs, MAX_MATCH_PRICE, MAX_PRICE};
 use crate::arch::Avx2;
 use crate::deflate::bt::{LEN_BITS, LEN_MASK};
-use crate::deflate::matchfind::MAX_MATCH;
+use crate::deflate::bytes::MAX_MATCH;
 use crate::deflate::tables::{dist_sym, LEN_SYM};
 use crate::lanes::{self, LANES};
 

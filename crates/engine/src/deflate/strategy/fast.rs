@@ -79,8 +79,8 @@
 //! and fewer of them mispredicted in callgrind's model (5,000 against 8,300).
 #![forbid(unsafe_code)]
 
+use crate::deflate::bytes::{self, fit_bits, load32, match_len, word, MAX_MATCH};
 use crate::deflate::ctx::{Carry, Ctx, Finder};
-use crate::deflate::matchfind::{self, fit_bits, load32, match_len, word, MAX_MATCH};
 use crate::deflate::minlen;
 use crate::mem::ZeroTable;
 
@@ -116,9 +116,9 @@ fn shift_for(bits: u32) -> u32 {
 #[inline(always)]
 fn key_of<const KEY5: bool, const SMALL: bool>(w: u64, shift: u32) -> usize {
     let h = if KEY5 {
-        matchfind::hash5(w, TABLE_BITS)
+        bytes::hash5(w, TABLE_BITS)
     } else {
-        matchfind::hash4(w as u32, TABLE_BITS)
+        bytes::hash4(w as u32, TABLE_BITS)
     };
     if SMALL {
         h >> shift
@@ -312,7 +312,7 @@ fn parse<const KEY5: bool, const SMALL: bool>(
         warm(slots);
     }
     let hist_end = (start.min(end) + 1).saturating_sub(4);
-    matchfind::each_word(buf, hist, hist_end, |q, w| {
+    bytes::each_word(buf, hist, hist_end, |q, w| {
         insert_at(table, key_of::<KEY5, SMALL>(w, shift), q as u32 + base)
     });
     let mut p = start;
@@ -436,8 +436,8 @@ fn parse<const KEY5: bool, const SMALL: bool>(
 
 #[cfg(test)]
 mod tests {
+    use crate::deflate::bytes::xorshift;
     use crate::deflate::ctx::Ctx;
-    use crate::deflate::matchfind::xorshift;
     use crate::deflate::{compress_segment, Strategy, LEVELS};
 
     use super::{Table, SLOTS};

@@ -9,8 +9,9 @@
 //! further than `TOO_FAR` cost more bits than the three literals they replace and are dropped.
 #![forbid(unsafe_code)]
 
+use crate::deflate::bytes::MAX_MATCH;
 use crate::deflate::ctx::{Carry, Ctx, Finder};
-use crate::deflate::matchfind::{Chains, MAX_MATCH, SMALL_SEGMENT};
+use crate::deflate::matchfind::{Chains, SMALL_SEGMENT};
 use crate::deflate::minlen;
 
 /// A length-3 match further than this is not worth its distance bits (zlib uses 4096).

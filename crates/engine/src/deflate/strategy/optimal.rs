@@ -57,8 +57,8 @@
 use super::dp::{Candidates, Parse, KERNEL_MATCHES};
 use super::prices::{literal_bits_sampled, Costs};
 use crate::deflate::bt::{pack, Bt, FOUND, LEN_MASK};
+use crate::deflate::bytes::{match_len, table, MAX_MATCH};
 use crate::deflate::ctx::Ctx;
-use crate::deflate::matchfind::{match_len, table, MAX_MATCH};
 use crate::deflate::minlen;
 
 /// Bytes parsed per dynamic program: long enough for stable statistics, short enough that the

@@ -2,8 +2,8 @@
 //! for images and other data whose redundancy is runs.
 #![forbid(unsafe_code)]
 
+use crate::deflate::bytes::{match_len, MAX_MATCH};
 use crate::deflate::ctx::Ctx;
-use crate::deflate::matchfind::{match_len, MAX_MATCH};
 
 /// Parses `buf[start..]` into literals and distance-1 matches.
 pub fn run(ctx: &mut Ctx, buf: &[u8], start: usize) {
