@@ -2,9 +2,10 @@
 //! (`strategy/fast.rs`), the hash chains (`matchfind.rs`), the binary trees (`bt.rs`) and the
 //! parsers that measure a match themselves (`strategy/rle.rs`, `strategy/optimal.rs`).
 //!
-//! Loads are little-endian and bounds-checked through slices the callers size once, so the
-//! compiler drops most checks; [`word`] reads zeros past the end of a buffer, the same way
-//! whenever a position is hashed, which keeps the output a function of the input alone.
+//! Every read is little-endian and bounds-checked (safe code); the functions that walk a range
+//! slice it once, so the checks leave their loops. [`word`] reads zeros past the end of a
+//! buffer, the same way whenever a position is hashed, which keeps the output a function of
+//! the input alone.
 #![forbid(unsafe_code)]
 
 /// Longest DEFLATE match.
@@ -196,6 +197,7 @@ mod tests {
         }
     }
 
+    /// Buffers get 2^floor(log2 len) buckets, at least 2^10.
     #[test]
     fn small_buffers_use_fewer_buckets() {
         assert_eq!(fit_bits(0), 10);

@@ -102,6 +102,7 @@ use crate::mem::ZeroTable;
 /// at all (chain, short head and `rep`), 1-16 KiB pieces 0.96-0.99x at levels 2 and 6 but the
 /// corpus 1.006-1.018x at level 6.
 const NEAR_BITS: u32 = 12;
+
 /// Measures candidate `c` against `pos` (at most `max` bytes) and keeps it as the best
 /// (`best_len`, `best_dist`) if it is longer; true if it was kept with `nice` bytes or more,
 /// where a search stops. The step every search of the chains repeats: `rep`, the walk, its
