@@ -8,6 +8,16 @@
 //! the 4 KiB faults did not get faster with two threads faulting. The hint changes neither the
 //! contents nor the validity of memory, only how the kernel backs it; where it is unsupported
 //! (another OS, THP disabled) it does nothing.
+//!
+//! On a virtual machine huge pages are not always the faster: some come slowly, with no
+//! compaction stall counted in /proc/vmstat (likely guest memory the host has yet to back).
+//! First-touching a fresh 66 MiB mapping (2026-11-29, the 2-core Zen 5 VM, one process at a
+//! time): 4 KiB pages 23.9-25.7 ms in twelve runs; 2 MiB pages 3.1-3.5 ms, but 57.3 and 9.2
+//! ms in the first two. So the whole-buffer decoder's output still grows as it did (doubling,
+//! each new part advised; the moves keep few huge pages, 4-10 MB of a 66 MB output). Reserved
+//! instead at its likely size in one step and advised (four times the input, or a gzip
+//! ISIZE), 66 MB of gzip -6 output decoded in 56-63 ms in 23 of 31 runs against 77-82 ms, but
+//! in 107-165 ms in the other eight; reserved so without the advice, in 79-81 ms.
 
 use core::ops::{Deref, DerefMut};
 use core::ptr::NonNull;
