@@ -68,15 +68,17 @@
 //!   all: its frequency counts became chains of read-modify-writes through memory. Inserting
 //!   every position costs more than the ratio it buys can be traded back for at this tier.
 //!
-//! That holds where the table and the input do not fit in the first-level cache. On inputs
-//! that do, the instruction count decides, and libdeflate's leaner loop wins: prefixes of
-//! alice29.txt, best of 500 calls with the caches evicted before each (`deflate_speed -c 4`;
-//! Debian's libdeflate 1.14 -1 from C, the same way), 4 KiB in 13.9 us against 9.9, 16 KiB
-//! 46.9 against 29.5, 32 KiB 91.9 against 55.7, but 64 KiB 200 against 235 and 128 KiB 463
-//! against 500 (libdeflate's time per byte doubles between 40 and 48 KiB; ours rises by a
-//! fifth). On the 16 KiB prefix (callgrind, per call): 1.21 million instructions (the parse
-//! 0.94, writing the block 0.27) against 0.67, 165,000 conditional branches against 76,000,
-//! and fewer of them mispredicted in callgrind's model (5,000 against 8,300).
+//! That holds where the table and the input do not fit in the first-level cache. On inputs that do,
+//! libdeflate's leaner loop wins: prefixes of alice29.txt, best of 500 calls with the caches
+//! evicted before each (`deflate_speed -c 4`; Debian's libdeflate 1.14 -1 from C, the same way),
+//! 4 KiB in 13.9 us against 9.9, 16 KiB 46.9 against 29.5, 32 KiB 91.9 against 55.7, but 64 KiB 200
+//! against 235 and 128 KiB 463 against 500 (libdeflate's time per byte doubles between 40 and
+//! 48 KiB; ours rises by a fifth). On the 16 KiB prefix (callgrind, per call): 1.21 million
+//! instructions (the parse 0.94, writing the block 0.27) against 0.67, 165,000 conditional branches
+//! against 76,000, and fewer of them mispredicted in callgrind's model (5,000 against 8,300). Yet
+//! taking instructions out of this loop (the bounds checks, the second position per iteration
+//! above) did not speed those inputs either, so the count alone is not what bounds them; this
+//! machine has no hardware counters to say what does.
 #![forbid(unsafe_code)]
 
 use crate::deflate::bytes::{self, fit_bits, load32, match_len, word, MAX_MATCH};
