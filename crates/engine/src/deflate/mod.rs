@@ -15,6 +15,7 @@
 
 mod bitwriter;
 mod block;
+mod bound;
 mod bt;
 mod bytes;
 mod container;
