@@ -33,8 +33,8 @@ pub fn fixed_symbol_bits(lf: &[u32; 288], df: &[u32; 30]) -> (u64, u64) {
 pub fn dynamic_lower_bound(lf: &[u32; 288], df: &[u32; 30]) -> u64 {
     // The symbols with a length, as bit sets: those counted (the end-of-block symbol always
     // is), and the partner a lone symbol gets (`build_lengths`), or distance codes 0 and 1
-    // where no distance is counted (`size`). Each word is built in a register: or-ing into the
-    // array's words made each step wait on the store of the one before.
+    // where no distance is counted (`Encoder::size`). Each word is built in a register:
+    // or-ing into the array's words made each step wait on the store of the one before.
     let mut lit = [0u64; 5];
     for (w, counts) in lit.iter_mut().zip(lf[..286].chunks(64)) {
         for (i, &f) in counts.iter().enumerate() {
