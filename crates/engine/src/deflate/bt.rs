@@ -55,6 +55,15 @@
 //!   `geo.protodata` at levels 10-12 in 0.91-0.95x / 1.00-1.02x / 1.02-1.04x the time (1 KiB
 //!   takes 27 us, Debian's libdeflate 1.14 at -10 16 us). Clearing and allocating are not
 //!   where a short input's time goes; the kept index alone gave 0.98-0.99x at 1 KiB.
+//! - Roots keyed by five bytes on text-like data (`minlen::long_keys`, as the chain levels
+//!   do), so that the trees hold fewer candidates that share only four bytes. Alone, the walks
+//!   took levels 10 / 11 to 0.88x / 0.91x their time, but the per-file corpus lost 0.77%
+//!   (3,005,069 -> 3,028,097 bytes at level 10; `world192.txt` +10,580): the length-4
+//!   matches were gone. With the newest position of each four-byte hash in a table beside
+//!   the trees (prefetched as the 3-byte table is), reported as a length-4 match: 0.96x /
+//!   0.99x for 1,162 / 1,258 bytes more with 2^17 slots, 2,065 more with 2^16, 146 more with
+//!   2^20 (at 1.01x: what is lost is the slots' collisions). That table's misses take back
+//!   most of the time the shorter walks save.
 #![forbid(unsafe_code)]
 
 use super::bytes::{self, load32, match_len, match_len_order, MAX_MATCH};
