@@ -56,7 +56,7 @@
 //!   takes 27 us, Debian's libdeflate 1.14 at -10 16 us). Clearing and allocating are not
 //!   where a short input's time goes; the kept index alone gave 0.98-0.99x at 1 KiB.
 //! - Roots keyed by five bytes on text-like data (`minlen::long_keys`, as the chain levels
-//!   do), so that the trees hold fewer candidates that share only four bytes. Alone, the walks
+//!   do), so that the trees hold fewer candidates that share only four bytes. Alone, they
 //!   took levels 10 / 11 to 0.88x / 0.91x their time, but the per-file corpus lost 0.77%
 //!   (3,005,069 -> 3,028,097 bytes at level 10; `world192.txt` +10,580): the length-4
 //!   matches were gone. With the newest position of each four-byte hash in a table beside
