@@ -22,6 +22,8 @@ mod container;
 mod ctx;
 pub(crate) mod huffman;
 mod matchfind;
+/// The tests' generator, for the tests outside this module (`lanes.rs`); those inside import
+/// it from `bytes`.
 #[cfg(test)]
 pub(crate) use bytes::xorshift;
 mod minlen;

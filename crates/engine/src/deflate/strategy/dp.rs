@@ -296,7 +296,7 @@ fn long_lanes(
 mod tests {
     use super::super::optimal::tests::{parse, text_and_binary};
     use crate::arch::BASELINE_ONLY;
-    use crate::deflate::xorshift;
+    use crate::deflate::bytes::xorshift;
     use crate::deflate::LEVELS;
 
     /// The AVX2 kernel and the plain loop parse alike: the same symbols at levels 10-12, with

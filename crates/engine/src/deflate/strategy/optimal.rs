@@ -322,7 +322,7 @@ pub(super) mod tests {
     /// repeats, with and without the 3-byte table (text-like and not).
     #[test]
     fn no_match_below_the_minimum() {
-        let mut rnd = crate::deflate::xorshift(0x5851_F42D_4C95_7F2Du64);
+        let mut rnd = crate::deflate::bytes::xorshift(0x5851_F42D_4C95_7F2Du64);
         for data in text_and_binary(&mut rnd, 8, (4, 6), false, 60_000) {
             for (level, &row) in LEVELS.iter().enumerate().skip(10) {
                 for min in [3, 6] {
