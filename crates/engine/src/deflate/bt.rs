@@ -264,6 +264,8 @@ impl Bt {
         let (mut lt_len, mut gt_len) = (0usize, 0usize);
         let mut best = 3usize;
         let mut depth = depth;
+        // The prefix known at the step before this one (see below).
+        let mut known_before = 0usize;
         loop {
             if cur <= cutoff || depth == 0 {
                 child[pend_lt & SLOT_MASK] = 0;
@@ -274,7 +276,14 @@ impl Bt {
             let cs = 2 * (c & mask);
             // The children are loaded while the bytes are compared (one cache line).
             let pair = [child[cs & SLOT_MASK], child[(cs + 1) & SLOT_MASK]];
-            let known = lt_len.min(gt_len);
+            // The comparison starts after the prefix that was known one step earlier, not
+            // the one known now: that is never longer (the known prefix only grows along a
+            // walk), so still safe, and its address does not wait for the last comparison's
+            // length. Levels 10 / 11 / 12 0.976x / 0.966-0.970x / 0.965x their time, the same
+            // output (alternating runs); from two steps earlier, no faster than from the
+            // current step.
+            let known = known_before;
+            known_before = lt_len.min(gt_len);
             let (more, lt) = match_len_order(buf, c + known, pos + known, max - known);
             let len = known + more;
             if RECORD && len > best && best < rec_max {
