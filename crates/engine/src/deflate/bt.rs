@@ -4,8 +4,8 @@
 //! its 4-byte hash, ordered lexicographically; the walk that re-roots the tree visits exactly
 //! the candidates with the longest common prefixes, so finding all useful matches costs far
 //! fewer (random) memory accesses than walking a hash chain of the same depth. `lt_len` and
-//! `gt_len` track the prefix already known to match on each side, so comparisons resume where
-//! they left off.
+//! `gt_len` track the prefix already known to match on each side, so comparisons resume near
+//! where they left off (after the prefix known a step earlier: [`Bt::advance`]).
 //!
 //! That known prefix is trusted, as libdeflate trusts it: a match's length is the known prefix
 //! plus the bytes compared after it, never re-measured from its first byte. This is sound
