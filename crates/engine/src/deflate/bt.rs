@@ -75,10 +75,12 @@
 //!   1.03x / 1.02x / 1.03x; the next node and pending slots selected before the recording
 //!   and the `nice` test (so that the selections might use the comparison's flags), 1.05x /
 //!   1.04x / 1.01x; the first word compared outside `match_len_order` (its slices and loop
-//!   set up only when the word is equal), 1.01x / 1.03x / 1.02x. Two of the entries above,
-//!   again on top of it: both children's slots prefetched, 1.04x / 1.02x / 1.04x; each
-//!   candidate written and counted by a flag, 0.99x / 1.01x / 1.01x. What that walk took off
-//!   each step's chain was the wait for the last comparison's length, not a load's latency.
+//!   set up only when the word is equal), 1.01x / 1.03x / 1.02x; `best` set past every
+//!   length once it reaches `rec_max`, so that a step tests one bound, not two, before
+//!   recording, 1.03x / 1.04x / 1.04x. Two of the entries above, again on top of it: both
+//!   children's slots prefetched, 1.04x / 1.02x / 1.04x; each candidate written and counted
+//!   by a flag, 0.99x / 1.01x / 1.01x. What that walk took off each step's chain was the
+//!   wait for the last comparison's length, not a load's latency.
 #![forbid(unsafe_code)]
 
 use super::bytes::{self, load32, match_len, match_len_order, MAX_MATCH};
