@@ -296,8 +296,8 @@ impl Bt {
             // the one known now: that is never longer (the known prefix only grows along a
             // walk), so still safe, and its address does not wait for the last comparison's
             // length. Levels 10 / 11 / 12 0.976x / 0.966-0.970x / 0.965x their time, the same
-            // output (alternating runs); from two steps earlier, no faster than from the
-            // current step.
+            // output (alternating runs). From two steps earlier: 1.03x / 1.03x / 1.01x the
+            // time of this.
             let known = known_before;
             known_before = lt_len.min(gt_len);
             let (more, lt) = match_len_order(buf, c + known, pos + known, max - known);
