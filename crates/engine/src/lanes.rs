@@ -157,8 +157,9 @@ mod tests {
                     .max(min - 1);
             }
             let dcs = [0; 4].map(|_: u32| ((rnd() % spread) as u32) << SHIFT);
-            for v in [2usize, 4] {
+            for v in [1usize, 2, 4] {
                 let got = match v {
+                    1 => best::<1>(tok, &lc, &cs, min, lmax, ls, dcs),
                     2 => best::<2>(tok, &lc, &cs, min, lmax, ls, dcs),
                     _ => best::<4>(tok, &lc, &cs, min, lmax, ls, dcs),
                 };

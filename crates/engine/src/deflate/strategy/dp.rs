@@ -153,7 +153,9 @@ impl Parse {
 /// made level 10 1.3x slower on 1 KB of text, where most positions have none, and the corpus
 /// 1.02x. Against the plain loop alone, in alternating runs (same bytes): the kernel on up to
 /// 16 lengths 0.93-0.94x the time at level 10 and 0.89-0.90x at level 12; up to 32, a
-/// further 0.97x / 0.96x; longer matches too ([`long_lanes`]), a further 1.00x / 0.97x.
+/// further 0.97x / 0.96x; longer matches too ([`long_lanes`]), a further 1.00x / 0.97x; one
+/// vector (eight lengths) where the longest candidate reaches no further, a further
+/// 0.97-1.01x / 0.96-0.99x (level 11 0.97-1.00x; four pairs of runs, same bytes).
 ///
 /// The kernel's call, comparison and choice are written out here and again in [`long_lanes`]:
 /// one `#[inline(always)]` helper for both (cost and choice returned as a pair) made levels
@@ -207,7 +209,9 @@ fn pass(
                 }
                 let lc = &len_cost[min_len..min_len + LANES];
                 let cs = &cost[i + min_len..i + min_len + LANES];
-                let m = if lmax < min_len + 16 {
+                let m = if lmax < min_len + 8 {
+                    lanes::best::<1>(tok, lc, cs, min_len as u32, lmax as u32, ls, dcs)
+                } else if lmax < min_len + 16 {
                     lanes::best::<2>(tok, lc, cs, min_len as u32, lmax as u32, ls, dcs)
                 } else {
                     lanes::best::<4>(tok, lc, cs, min_len as u32, lmax as u32, ls, dcs)
