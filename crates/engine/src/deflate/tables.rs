@@ -45,7 +45,10 @@ const fn build_len_sym() -> [u8; 259] {
 /// Length symbol index (0..29, add 257) for each match length 3..=258.
 pub static LEN_SYM: [u8; 259] = build_len_sym();
 
-/// Distance symbol (0..30) of a distance 1..=32768.
+/// Distance symbol (0..30) of a distance 1..=32768. A lookup in libdeflate's 512-entry table
+/// instead (distances up to 256, then by `(dist - 1) >> 7`, the index chosen without a
+/// branch) measured 0.99x / 1.03x / 1.00x / 1.00x / 0.98x the time at levels 1 / 6 / 10 / 11
+/// / 12 (alternating runs over the corpus files, same output): not kept.
 #[inline(always)]
 pub fn dist_sym(dist: u32) -> usize {
     let x = dist - 1;
