@@ -350,6 +350,17 @@ const fn lazy2_row(depth: u32, nice: u32, lazy: u32, good: u32) -> LevelRow {
 /// 1.05-1.07x; that row 3,004,500. (60, 160) it is, at 1.01-1.02x level 10's time; the sample
 /// compresses to 671,637 bytes against 671,686. Data that is not text-like still gets the
 /// table at levels 10 and 11 (`strategy/optimal.rs`).
+///
+/// Level 12 falls short of 3x libdeflate -12's speed (2.1-2.2x in the harness): it would need
+/// about 0.70x its time, which only level 11's row takes. Other rows, per-file corpus bytes at
+/// their time against this one (alternating runs of one binary, the row set at run time;
+/// this row 2,999,713 bytes): (200, 258, 2, no table on text) 3,001,676 at 0.947x, (100, 258,
+/// 2, no) 3,002,072 at 0.943x, (60, 160, 2, yes) 3,001,093 at 0.887x, (200, 258, 1, yes)
+/// 3,002,098 at 0.872x, (60, 160, 2, no) 3,002,841 at 0.839x, (60, 160, 1, yes) 3,003,337 at
+/// 0.761x; level 11's row 3,004,297. Each step down that list trades bytes for time at about
+/// the same rate, so level 12 keeps the deepest search. Blocks on a 4 KiB grid at levels 10
+/// and 11 took 0.998x and 0.984x their time for 349 and 433 more bytes: choosing the blocks is
+/// not where these levels' time goes.
 pub const LEVELS: [LevelRow; 13] = [
     row(Parser::Stored, 0, 0),
     row(Parser::Fast, 3, 258),
