@@ -310,15 +310,19 @@ pub fn build(
 
 /// The next canonical codeword of length `len` in bit-reversed form: adding one to the
 /// codeword flips its trailing ones (the reversed form's leading ones) and sets the next bit.
+/// That bit is the reversed form's highest zero (libdeflate's way): set, with the ones above
+/// it cleared; after the last codeword (all ones) the result is 0. Flipping the ones one at a
+/// time in a loop, whose trip count changes from codeword to codeword, took 624 of the 701
+/// mispredicted branches callgrind counts in building `geo.protodata`'s tables (zlib -6);
+/// without it, 1 KiB to 16 KiB zlib -6 pieces of the corpus files (54 streams) decode 1.007x
+/// as fast, and the corpus's whole files 1.003x (`examples/inflate_raw.rs`, alternating
+/// runs).
 #[inline(always)]
 fn reversed_increment(cw: u32, len: u32) -> u32 {
-    let mut bit = 1u32 << (len - 1);
-    let mut cw = cw;
-    while bit != 0 && cw & bit != 0 {
-        cw ^= bit;
-        bit >>= 1;
+    match (cw ^ ((1 << len) - 1)).checked_ilog2() {
+        Some(h) => (cw & ((1 << h) - 1)) | 1 << h,
+        None => 0,
     }
-    cw | bit
 }
 
 /// Primary index bits for literal/length tables: 11 bits keep the table in L1 and resolve
@@ -366,6 +370,22 @@ pub fn fixed_tables() -> &'static [u32] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every codeword of every length steps as adding one to the unreversed codeword does.
+    #[test]
+    fn reversed_increment_adds_one() {
+        let rev = |x: u32, len: u32| x.reverse_bits() >> (32 - len);
+        for len in 1..=15 {
+            for cw in 0..1u32 << len {
+                let next = (cw + 1) & ((1 << len) - 1);
+                assert_eq!(
+                    reversed_increment(rev(cw, len), len),
+                    rev(next, len),
+                    "{len} {cw}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn acceptance_rules() {
