@@ -313,10 +313,10 @@ pub fn build(
 /// That bit is the reversed form's highest zero (libdeflate's way): set, with the ones above
 /// it cleared; after the last codeword (all ones) the result is 0. Flipping the ones one at a
 /// time in a loop, whose trip count changes from codeword to codeword, took 624 of the 701
-/// mispredicted branches callgrind counts in building `geo.protodata`'s tables (zlib -6);
-/// without it, 1 KiB to 16 KiB zlib -6 pieces of the corpus files (54 streams) decode 1.007x
-/// as fast, and the corpus's whole files 1.003x (`examples/inflate_raw.rs`, alternating
-/// runs).
+/// mispredicted branches callgrind counts in building `geo.protodata`'s literal/length tables
+/// (its gzip -6 stream; 150 now); without it, 1 KiB to 16 KiB zlib -6 pieces of the corpus
+/// files (54 streams) decode 1.007x as fast, and the corpus's whole files 1.003x
+/// (`examples/inflate_raw.rs`, alternating runs).
 #[inline(always)]
 fn reversed_increment(cw: u32, len: u32) -> u32 {
     match (cw ^ ((1 << len) - 1)).checked_ilog2() {
